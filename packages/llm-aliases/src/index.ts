@@ -1,0 +1,110 @@
+/**
+ * @mana/llm-aliases — the single source of truth for semantic LLM aliases.
+ *
+ * Product code names an alias (`MANA_LLM.LONG_FORM`), never a concrete provider
+ * model. The gateway resolves the alias to a chain of provider models. The lint
+ * gate (ESLint rule + validation script) imports the provider prefixes and the
+ * raw-model pattern from here so there is exactly one definition of both.
+ *
+ * Zero runtime dependencies on purpose: every app and tool may import this.
+ */
+
+/** The semantic aliases product code may send as `model`. */
+export const MANA_LLM = {
+  /** Short answers, classification, routing decisions: lowest latency wins. */
+  FAST_TEXT: 'mana/fast-text',
+  /** Long prose: articles, summaries, emails; quality over latency. */
+  LONG_FORM: 'mana/long-form',
+  /** JSON output that must parse: extraction, forms, structured results. */
+  STRUCTURED: 'mana/structured',
+  /** Agent missions and tool calls: multi-step reasoning. */
+  REASONING: 'mana/reasoning',
+  /** Image + text input: screenshots, photos, documents. */
+  VISION: 'mana/vision',
+} as const;
+
+/** The key of an alias constant, e.g. `'LONG_FORM'`. */
+export type ManaLlmAliasKey = keyof typeof MANA_LLM;
+
+/** The union of alias values, e.g. `'mana/long-form'`. */
+export type ManaLlmAlias = (typeof MANA_LLM)[ManaLlmAliasKey];
+
+/** The namespace every alias lives in; anything else with a `/` is a direct target. */
+export const ALIAS_NAMESPACE = 'mana' as const;
+
+/** The alias used when a request names no model. */
+export const DEFAULT_ALIAS: ManaLlmAlias = MANA_LLM.FAST_TEXT;
+
+export interface ManaLlmAliasInfo {
+  /** The constant's key, e.g. `'LONG_FORM'`. */
+  readonly key: ManaLlmAliasKey;
+  /** The alias string, e.g. `'mana/long-form'`. */
+  readonly alias: ManaLlmAlias;
+  /** What the alias is for, in one line. */
+  readonly description: string;
+}
+
+/** Every alias with what it is for, in declaration order. */
+export const MANA_LLM_ALIASES: readonly ManaLlmAliasInfo[] = Object.freeze([
+  { key: 'FAST_TEXT', alias: MANA_LLM.FAST_TEXT, description: 'Short answers and classification' },
+  { key: 'LONG_FORM', alias: MANA_LLM.LONG_FORM, description: 'Long prose' },
+  { key: 'STRUCTURED', alias: MANA_LLM.STRUCTURED, description: 'JSON output' },
+  { key: 'REASONING', alias: MANA_LLM.REASONING, description: 'Agent missions and tool calls' },
+  { key: 'VISION', alias: MANA_LLM.VISION, description: 'Image + text' },
+] as const);
+
+const ALIAS_VALUES: ReadonlySet<string> = new Set(Object.values(MANA_LLM));
+
+/** True when `value` is one of the `MANA_LLM` aliases. */
+export function isManaAlias(value: unknown): value is ManaLlmAlias {
+  return typeof value === 'string' && ALIAS_VALUES.has(value);
+}
+
+/** The `MANA_LLM` key for an alias string, e.g. `'mana/long-form'` → `'LONG_FORM'`. */
+export function aliasKeyOf(alias: string): ManaLlmAliasKey | undefined {
+  return MANA_LLM_ALIASES.find((info) => info.alias === alias)?.key;
+}
+
+/** Providers whose `provider/model` ids must never appear in product code. */
+export const PROVIDER_PREFIXES = ['ollama', 'groq', 'openrouter', 'together', 'google'] as const;
+
+export type ProviderPrefix = (typeof PROVIDER_PREFIXES)[number];
+
+/**
+ * The characters a model id may contain after `provider/`: letters, digits and
+ * `. _ : - / @ +` (e.g. `gemma3:12b`, `anthropic/claude-3.5-haiku`, `llama-3.3-70b`).
+ * No spaces, so prose such as `"ollama/ is down"` or a sentence is not a model id.
+ */
+const MODEL_ID_BODY = '[A-Za-z0-9][A-Za-z0-9._:@+/-]*';
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Builds the one pattern that recognises a raw provider model string: the whole
+ * string is `<prefix>/<model id>`. Extra prefixes (an operator's own providers)
+ * extend the built-in list.
+ */
+export function rawModelPattern(extraPrefixes: readonly string[] = []): RegExp {
+  const prefixes = [...PROVIDER_PREFIXES, ...extraPrefixes].map(escapeRegExp).join('|');
+  return new RegExp(`^(?<provider>${prefixes})/(?<model>${MODEL_ID_BODY})$`);
+}
+
+/**
+ * Builds the pattern for the start of a template literal with interpolation:
+ * `` `ollama/${name}` `` has the head `ollama/`, which already names a provider.
+ */
+export function rawModelPrefixPattern(extraPrefixes: readonly string[] = []): RegExp {
+  const prefixes = [...PROVIDER_PREFIXES, ...extraPrefixes].map(escapeRegExp).join('|');
+  return new RegExp(`^(?<provider>${prefixes})/(?:${MODEL_ID_BODY})?$`);
+}
+
+/** The built-in raw provider model pattern (see {@link rawModelPattern}). */
+export const RAW_MODEL_PATTERN: RegExp = rawModelPattern();
+
+/** True when the whole of `value` is a raw provider model id such as `groq/llama-3.1-8b-instant`. */
+export function isRawProviderModel(value: string, extraPrefixes: readonly string[] = []): boolean {
+  const pattern = extraPrefixes.length === 0 ? RAW_MODEL_PATTERN : rawModelPattern(extraPrefixes);
+  return pattern.test(value);
+}

@@ -1,0 +1,240 @@
+/**
+ * Public types of @mana/llm-router: the contract between the engine and its
+ * callers (the gateway). The router knows nothing about HTTP servers: it takes a
+ * request object and returns a result object or throws a RouterError.
+ */
+
+/** How a chain is ordered for one request. */
+export type Strategy = 'failover' | 'round_robin' | 'weighted' | 'least_busy';
+
+/** What to do when every target of an alias is skipped before any call. */
+export type OnAllUnhealthy = 'fail' | 'try_anyway';
+
+/** Provider wire protocol. */
+export type ProviderType = 'openai' | 'ollama';
+
+/** `realtime` requests never wait; `background` requests pass a concurrency limit and may wait out rate limits. */
+export type Priority = 'realtime' | 'background';
+
+/** Tunables with defaults; every duration is in milliseconds. Overridable per provider and per alias. */
+export interface Settings {
+  probeIntervalMs: number; // default 30_000 (30 s)
+  probeTimeoutMs: number; // default 3_000 (3 s)
+  failureThreshold: number; // default 2 consecutive failures
+  unhealthyPeriodMs: number; // default 60_000 (60 s)
+  rateLimitCooldownMs: number; // default 15_000 (15 s), or the upstream's Retry-After
+  connectTimeoutMs: number; // default 5_000 (5 s)
+  firstByteTimeoutMs: number; // default 45_000 cloud, 300_000 local (ollama)
+  retries: number; // default 0: retry the same target this many times before failing over
+  retryMaxWaitMs: number; // default 10_000 (10 s): cap on a honoured Retry-After between retries
+}
+
+export interface ProviderConfig {
+  /** Name used as the `provider/` prefix, e.g. `groq`. */
+  readonly name: string;
+  readonly type: ProviderType;
+  readonly baseUrl: string;
+  /** Resolved secret; never logged, never put in errors, views or events. */
+  readonly apiKey: string | undefined;
+  /** Whether this provider needs an API key to be usable (cloud providers do). */
+  readonly requiresApiKey: boolean;
+  /** Ollama `options` (e.g. `{ num_ctx: 8192 }`), merged into each request. */
+  readonly options: Readonly<Record<string, unknown>>;
+  /** Opt-in for OpenAI-compatible providers: skip targets whose model the `/models` probe does not list. */
+  readonly checkModels: boolean;
+  /** Extra static headers (e.g. OpenRouter's `HTTP-Referer`). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly settings: Settings;
+}
+
+/** One member of an alias chain. */
+export interface TargetConfig {
+  /** `provider/model`, e.g. `openrouter/anthropic/claude-3.5-haiku`. */
+  readonly id: string;
+  readonly provider: string;
+  readonly model: string;
+  /** Relative weight for the `weighted` strategy (default 1). */
+  readonly weight: number;
+  /** Effective settings: defaults ← provider ← alias ← target. */
+  readonly settings: Settings;
+}
+
+export interface AliasConfig {
+  readonly name: string;
+  readonly description: string;
+  readonly strategy: Strategy;
+  readonly onAllUnhealthy: OnAllUnhealthy;
+  /** Count a 200 with no content and no tool calls as a failure and fail over (default true). */
+  readonly failOverOnEmpty: boolean;
+  readonly chain: readonly TargetConfig[];
+}
+
+/** A fully validated, immutable config. Swapped by reference on reload. */
+export interface ConfigSnapshot {
+  /** Where it was loaded from (a path, or a name given by the caller). */
+  readonly source: string;
+  readonly loadedAt: number;
+  readonly settings: Settings;
+  readonly providers: ReadonlyMap<string, ProviderConfig>;
+  readonly aliases: ReadonlyMap<string, AliasConfig>;
+  /** Concurrency limit for `background` requests (default 2). */
+  readonly backgroundConcurrency: number;
+}
+
+/** An OpenAI chat completion request body, passed through as-is apart from `model`. */
+export type ChatRequestBody = Record<string, unknown> & {
+  model?: string;
+  messages: unknown[];
+  stream?: boolean;
+};
+
+export interface RouterRequest {
+  /** Alias, direct `provider/model`, or undefined for DEFAULT_ALIAS. */
+  readonly model: string | undefined;
+  readonly body: ChatRequestBody;
+  readonly stream: boolean;
+  readonly priority?: Priority;
+  /** Aborting cancels the upstream request at once. */
+  readonly signal?: AbortSignal;
+  /** Correlates attempt events with the caller's request (e.g. X-Request-Id). */
+  readonly requestId?: string;
+}
+
+export type AttemptOutcome = 'ok' | 'skipped' | 'failed' | 'rejected' | 'aborted';
+
+/**
+ * One planned target and what happened to it.
+ * `reason` values: skipped → `unhealthy` | `cooling_down` | `unconfigured: <why>` | `model_missing`;
+ * failed → `connect_refused` | `connect_reset` | `dns` | `connect_timeout` | `first_byte_timeout` |
+ * `socket_closed` | `http_<status>` | `stream_error` | `empty_response` | `empty_stream` | `invalid_response`;
+ * rejected (4xx relayed, no failover) → `http_<status>`; ok → `ok`.
+ */
+export interface Attempt {
+  readonly target: string;
+  readonly provider: string;
+  readonly model: string;
+  readonly outcome: AttemptOutcome;
+  readonly reason: string;
+  readonly status?: number;
+  readonly durationMs: number;
+  /** True when the router moved on to another target after this one. */
+  readonly failedOver: boolean;
+  /** Human-readable detail without secrets, e.g. `503 Service Unavailable`. */
+  readonly detail?: string;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+interface ResultBase {
+  /** The alias the request used, if any. */
+  readonly alias: string | undefined;
+  /** `provider/model` of the target that answered (or rejected). */
+  readonly target: string;
+  readonly attempts: readonly Attempt[];
+  /** Upstream calls made (attempts that reached the network). */
+  readonly upstreamCalls: number;
+  /** Rate-limit headers (`x-ratelimit-*`, `retry-after`) of the relayed attempt only. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A non-streaming success: an OpenAI `chat.completion` object. */
+export interface JsonResult extends ResultBase {
+  readonly kind: 'json';
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+  readonly usage: Usage | undefined;
+}
+
+/**
+ * A committed stream: the first content delta has arrived, so the router can no
+ * longer change target. `events` yields the JSON text of each
+ * `chat.completion.chunk` (without `data: ` framing or `[DONE]`). If the upstream
+ * fails after the commit, iteration throws a RouterError with code
+ * `stream_interrupted`; the caller must end its stream with an error event.
+ */
+export interface StreamResult extends ResultBase {
+  readonly kind: 'stream';
+  readonly events: AsyncIterable<string>;
+  /** Filled in as the stream progresses (final when iteration ends). */
+  readonly usage: Usage | undefined;
+}
+
+/** An upstream request error (400, 413, 422, …) relayed as-is: every target would reject it alike. */
+export interface UpstreamErrorResult extends ResultBase {
+  readonly kind: 'upstream_error';
+  readonly status: number;
+  /** The upstream body, verbatim. */
+  readonly body: string;
+  readonly contentType: string | undefined;
+}
+
+export type RouterResult = JsonResult | StreamResult | UpstreamErrorResult;
+
+/** Per-provider health as the cache knows it (no secrets). */
+export interface ProviderHealthView {
+  readonly provider: string;
+  readonly type: ProviderType;
+  readonly configured: boolean;
+  readonly unconfiguredReason: string | undefined;
+  readonly healthy: boolean;
+  readonly lastCheck: string | null; // ISO time
+  readonly consecutiveFailures: number;
+  readonly unhealthyUntil: string | null; // ISO time
+  readonly lastError: string | null;
+}
+
+export type TargetState = 'healthy' | 'unhealthy' | 'cooling_down' | 'unconfigured' | 'model_missing';
+
+export interface TargetView {
+  readonly target: string;
+  readonly provider: string;
+  readonly model: string;
+  readonly weight: number;
+  readonly state: TargetState;
+  /** For `unhealthy` / `cooling_down`: ISO time the target is tried again. */
+  readonly until: string | null;
+  /** For `unconfigured`: why (e.g. `missing api key (GROQ_API_KEY)`). */
+  readonly reason: string | null;
+}
+
+export interface AliasView {
+  readonly alias: string;
+  readonly description: string;
+  readonly strategy: Strategy;
+  readonly chain: readonly TargetView[];
+}
+
+/** Emitted after every attempt (including skips) of every request. */
+export interface AttemptEvent {
+  readonly requestId: string | undefined;
+  readonly alias: string | undefined;
+  readonly attempt: Attempt;
+  /** For a failed-over attempt: the target tried next, if any. */
+  readonly nextTarget: string | undefined;
+}
+
+/** Emitted when a provider's health flips. */
+export interface HealthChangeEvent {
+  readonly provider: string;
+  readonly healthy: boolean;
+  readonly reason: string | null;
+  readonly at: number;
+}
+
+export interface ReloadEvent {
+  readonly ok: boolean;
+  readonly source: string;
+  readonly error: string | undefined;
+}
+
+export interface RouterEvents {
+  attempt: AttemptEvent;
+  health: HealthChangeEvent;
+  reload: ReloadEvent;
+}
+
+export type ReloadResult = { ok: true; source: string } | { ok: false; source: string; error: string };
