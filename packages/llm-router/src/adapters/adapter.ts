@@ -1,0 +1,98 @@
+import type { ChatRequestBody, ProviderConfig, TargetConfig, Usage } from '../types.js';
+
+/**
+ * The contract between the attempt loop and a provider protocol. An adapter
+ * maps one OpenAI-shaped request onto its wire format and maps the answer back;
+ * it never decides about failover (that is `attempt/classify-error.ts`).
+ *
+ * Network failures are thrown (undici errors keep their `code`); HTTP answers,
+ * good or bad, are returned so the caller can classify them by status.
+ */
+export interface AdapterCall {
+  readonly provider: ProviderConfig;
+  readonly target: TargetConfig;
+  readonly body: ChatRequestBody;
+  /** The caller's signal: aborting destroys the upstream socket at once. */
+  readonly signal: AbortSignal | undefined;
+}
+
+/** Response headers worth relaying: `x-ratelimit-*` and `retry-after` only. */
+export type RelayHeaders = Record<string, string>;
+
+/** A non-2xx HTTP answer, body kept verbatim for relaying or classification. */
+export interface HttpFailure {
+  readonly ok: false;
+  readonly status: number;
+  readonly body: string;
+  readonly contentType: string | undefined;
+  readonly headers: RelayHeaders;
+}
+
+export interface JsonSuccess {
+  readonly ok: true;
+  readonly status: number;
+  /** An OpenAI `chat.completion` object. */
+  readonly body: Record<string, unknown>;
+  readonly headers: RelayHeaders;
+}
+
+export type AdapterResponse = JsonSuccess | HttpFailure;
+
+/**
+ * One decoded stream event.
+ * - `chunk`: `data` is the JSON text of an OpenAI `chat.completion.chunk`;
+ *   `delta` is true when it carries content, reasoning or tool-call deltas
+ *   (the moment the router may commit to this target).
+ * - `error`: an error event inside the stream (OpenAI `{"error":…}`, Ollama `{"error":"…"}`).
+ * - `done`: the protocol's clean end marker (`[DONE]`, Ollama `done: true` after its last chunk).
+ */
+export type StreamEvent =
+  | {
+      readonly type: 'chunk';
+      readonly data: string;
+      readonly delta: boolean;
+      /** A choice carries a non-null `finish_reason`. */
+      readonly finish?: boolean;
+      readonly usage?: Usage;
+    }
+  | { readonly type: 'error'; readonly message: string }
+  | { readonly type: 'done' };
+
+/** Turns raw body bytes into events; throws `InvalidResponseError` on malformed data. */
+export interface StreamDecoder {
+  push(chunk: Uint8Array): StreamEvent[];
+  /** The body ended; flush what is left. */
+  end(): StreamEvent[];
+}
+
+export interface StreamOpen {
+  readonly ok: true;
+  readonly status: number;
+  readonly headers: RelayHeaders;
+  /** Raw body chunks (the undici body readable). */
+  readonly body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown };
+  readonly decoder: StreamDecoder;
+}
+
+export type AdapterStream = StreamOpen | HttpFailure;
+
+export interface Adapter {
+  /** Non-streaming call. */
+  complete(call: AdapterCall): Promise<AdapterResponse>;
+  /** Streaming call; resolves when the response headers arrive. */
+  stream(call: AdapterCall): Promise<AdapterStream>;
+  /** The provider's model listing (the health probe's cheap call; spends no tokens). */
+  listModels(provider: ProviderConfig, signal: AbortSignal): Promise<string[]>;
+}
+
+/** The upstream sent something that is not its protocol (bad JSON, wrong shape). */
+export class InvalidResponseError extends Error {
+  override readonly name = 'InvalidResponseError';
+  readonly code = 'invalid_response';
+}
+
+/** The request cannot be expressed in this provider's protocol (e.g. a remote image URL for Ollama). */
+export class UnsupportedRequestError extends Error {
+  override readonly name = 'UnsupportedRequestError';
+  readonly code = 'unsupported_request';
+}

@@ -1,0 +1,111 @@
+import { Pool, type Dispatcher } from 'undici';
+import type { ProviderConfig, TargetConfig } from '../types.js';
+import type { HttpFailure, RelayHeaders } from './adapter.js';
+
+/** Idle keep-alive sockets are kept this long (upstream `Keep-Alive` hints may shorten it). */
+const KEEP_ALIVE_TIMEOUT_MS = 30_000; // 30 s
+
+/**
+ * One undici keep-alive `Pool` per upstream origin (and connect timeout, which
+ * undici fixes per pool). Reusing warm sockets is most of the gateway's latency
+ * budget: a fresh TCP (+TLS) handshake per request would cost more than every
+ * other step combined.
+ */
+export class Dispatchers {
+  private readonly pools = new Map<string, Pool>();
+  private closed = false;
+
+  get(origin: string, connectTimeoutMs: number): Pool {
+    const key = origin + '|' + connectTimeoutMs;
+    let pool = this.pools.get(key);
+    if (pool === undefined) {
+      if (this.closed) throw new Error('router is closed');
+      pool = new Pool(origin, {
+        connect: { timeout: connectTimeoutMs },
+        keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      });
+      this.pools.set(key, pool);
+    }
+    return pool;
+  }
+
+  /** Close pools whose origin is no longer used (after a reload); in-flight requests finish first. */
+  async retain(origins: ReadonlySet<string>): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const [key, pool] of this.pools) {
+      if (!origins.has(key.slice(0, key.lastIndexOf('|')))) {
+        this.pools.delete(key);
+        closing.push(pool.close().catch(() => undefined));
+      }
+    }
+    await Promise.all(closing);
+  }
+
+  /** Stop for good: open requests are destroyed, so nothing keeps the process alive. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.destroy().catch(() => undefined)));
+  }
+}
+
+type IncomingHttpHeaders = Dispatcher.ResponseData['headers'];
+
+/** A base URL split once into the pool origin and the path prefix (`https://x/v1` → `https://x`, `/v1`). */
+export interface Endpoint {
+  readonly origin: string;
+  readonly basePath: string;
+}
+
+export function splitBaseUrl(baseUrl: string): Endpoint {
+  const url = new URL(baseUrl);
+  let basePath = url.pathname;
+  while (basePath.endsWith('/')) basePath = basePath.slice(0, -1);
+  return { origin: url.origin, basePath };
+}
+
+/** The per-request timeouts: first byte = response headers; body = the longest silence inside a body. */
+export function timeouts(target: TargetConfig): { headersTimeout: number; bodyTimeout: number } {
+  const ms = target.settings.firstByteTimeoutMs;
+  return { headersTimeout: ms, bodyTimeout: ms };
+}
+
+/** Keeps only `x-ratelimit-*` and `retry-after`, the headers a caller may want relayed. */
+export function relayHeaders(headers: IncomingHttpHeaders): RelayHeaders {
+  const out: RelayHeaders = {};
+  for (const key in headers) {
+    if (key === 'retry-after' || key.startsWith('x-ratelimit-')) {
+      const value = headers[key];
+      if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
+    }
+  }
+  return out;
+}
+
+interface UndiciBody {
+  text(): Promise<string>;
+}
+
+export async function httpFailure(status: number, headers: IncomingHttpHeaders, body: UndiciBody): Promise<HttpFailure> {
+  const contentType = headers['content-type'];
+  return {
+    ok: false,
+    status,
+    body: await body.text(),
+    contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+    headers: relayHeaders(headers),
+  };
+}
+
+/** Static request headers of a provider, built once per provider object (snapshots are immutable). */
+export function providerHeaders(provider: ProviderConfig, withBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = { ...provider.headers };
+  if (withBody) headers['content-type'] = 'application/json';
+  if (provider.apiKey) headers['authorization'] = 'Bearer ' + provider.apiKey;
+  return headers;
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,100 @@
+import type { Usage } from '../types.js';
+import { InvalidResponseError, type StreamDecoder, type StreamEvent } from './adapter.js';
+import { isObject } from './http.js';
+import { SseParser } from './sse-parser.js';
+
+const DONE: StreamEvent = { type: 'done' };
+
+/**
+ * Decodes an OpenAI-compatible SSE stream. Each chunk is relayed as the exact
+ * JSON text the upstream sent (no re-serialization); it is parsed only to learn
+ * whether it carries a delta, usage, a finish reason or an error.
+ */
+export class OpenAIStreamDecoder implements StreamDecoder {
+  private readonly sse = new SseParser();
+  private sawDone = false;
+  private sawFinish = false;
+
+  push(chunk: Uint8Array): StreamEvent[] {
+    return this.events(this.sse.push(chunk));
+  }
+
+  end(): StreamEvent[] {
+    const events = this.events(this.sse.end());
+    // Some servers end after the finish chunk without `[DONE]`; that is a complete answer.
+    // Without either marker the answer was cut short and the caller must not see a clean end.
+    if (!this.sawDone && this.sawFinish) events.push(DONE);
+    return events;
+  }
+
+  private events(payloads: string[]): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    for (const data of payloads) {
+      if (this.sawDone) break;
+      const event = decodeChunk(data);
+      if (event === DONE) this.sawDone = true;
+      else if (event.type === 'chunk' && event.finish === true) this.sawFinish = true;
+      out.push(event);
+    }
+    return out;
+  }
+}
+
+export function decodeChunk(data: string): StreamEvent {
+  if (data === '[DONE]') return DONE;
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    throw new InvalidResponseError('stream chunk is not JSON');
+  }
+  if (!isObject(value)) throw new InvalidResponseError('stream chunk is not an object');
+  if (value.error !== undefined && value.error !== null) return { type: 'error', message: errorMessage(value.error) };
+  const flags = inspectChoices(value.choices);
+  const usage = toUsage(value.usage);
+  return {
+    type: 'chunk',
+    data,
+    delta: (flags & HAS_DELTA) !== 0,
+    finish: (flags & HAS_FINISH) !== 0,
+    usage,
+  };
+}
+
+const HAS_DELTA = 1;
+const HAS_FINISH = 2;
+
+/** One pass over the choices: does any carry content / reasoning / tool calls, or a finish reason? */
+function inspectChoices(choices: unknown): number {
+  if (!Array.isArray(choices)) return 0;
+  let flags = 0;
+  for (const choice of choices) {
+    if (!isObject(choice)) continue;
+    if (choice.finish_reason !== undefined && choice.finish_reason !== null) flags |= HAS_FINISH;
+    const d = choice.delta;
+    if (!isObject(d)) continue;
+    if (nonEmpty(d.content) || nonEmpty(d.reasoning_content) || nonEmpty(d.reasoning)) flags |= HAS_DELTA;
+    else if (Array.isArray(d.tool_calls) && d.tool_calls.length > 0) flags |= HAS_DELTA;
+  }
+  return flags;
+}
+
+function nonEmpty(value: unknown): boolean {
+  return typeof value === 'string' && value.length > 0;
+}
+
+export function errorMessage(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (isObject(error) && typeof error.message === 'string') return error.message;
+  return 'error event';
+}
+
+/** OpenAI `usage` (or undefined when absent or not numeric). */
+export function toUsage(value: unknown): Usage | undefined {
+  if (!isObject(value)) return undefined;
+  const prompt = value.prompt_tokens;
+  const completion = value.completion_tokens;
+  if (typeof prompt !== 'number' || typeof completion !== 'number') return undefined;
+  const total = typeof value.total_tokens === 'number' ? value.total_tokens : prompt + completion;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
+}

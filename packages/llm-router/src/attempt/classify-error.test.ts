@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidResponseError, UnsupportedRequestError, type HttpFailure } from '../adapters/adapter.js';
+import type { Settings } from '../types.js';
+import { classifyFailure, parseRetryAfter } from './classify-error.js';
+
+const settings: Settings = {
+  probeIntervalMs: 30_000,
+  probeTimeoutMs: 3_000,
+  failureThreshold: 2,
+  unhealthyPeriodMs: 60_000,
+  rateLimitCooldownMs: 15_000,
+  connectTimeoutMs: 5_000,
+  firstByteTimeoutMs: 45_000,
+  retries: 0,
+  retryMaxWaitMs: 10_000,
+};
+const now = 1_000_000;
+const ctx = { aliasTarget: true, settings, now };
+
+function http(status: number, headers: Record<string, string> = {}): HttpFailure {
+  return { ok: false, status, body: '{"error":"x"}', contentType: 'application/json', headers };
+}
+const netError = (code: string) => Object.assign(new Error('boom'), { code });
+
+describe('classifyFailure', () => {
+  it.each([
+    ['ECONNREFUSED', 'connect_refused'],
+    ['ECONNRESET', 'connect_reset'],
+    ['ENOTFOUND', 'dns'],
+    ['UND_ERR_CONNECT_TIMEOUT', 'connect_timeout'],
+    ['UND_ERR_HEADERS_TIMEOUT', 'first_byte_timeout'],
+    ['UND_ERR_SOCKET', 'socket_closed'],
+  ])('%s → fail over as %s and count against the provider', (code, reason) => {
+    const d = classifyFailure({ kind: 'error', error: netError(code) }, ctx);
+    expect(d).toMatchObject({ action: 'fail_over', reason, providerFailure: true, coolDownUntil: undefined });
+  });
+
+  it('finds the code inside an AggregateError', () => {
+    const error = new AggregateError([netError('ECONNREFUSED')], 'x');
+    expect(classifyFailure({ kind: 'error', error }, ctx).reason).toBe('connect_refused');
+  });
+
+  it('5xx fails over and cools the target for rate_limit_cooldown', () => {
+    const d = classifyFailure({ kind: 'http', response: http(503) }, ctx);
+    expect(d).toMatchObject({ action: 'fail_over', reason: 'http_503', status: 503, coolDownUntil: now + 15_000 });
+    expect(d.detail).toBe('503 Service Unavailable');
+    expect(d.providerFailure).toBe(false);
+  });
+
+  it('429 honours Retry-After seconds and HTTP-dates', () => {
+    expect(classifyFailure({ kind: 'http', response: http(429, { 'retry-after': '7' }) }, ctx)).toMatchObject({
+      action: 'fail_over',
+      coolDownUntil: now + 7_000,
+      retryAfterMs: 7_000,
+    });
+    const date = new Date(now + 20_000).toUTCString();
+    expect(classifyFailure({ kind: 'http', response: http(429, { 'retry-after': date }) }, ctx).coolDownUntil).toBe(
+      now + 20_000,
+    );
+    expect(classifyFailure({ kind: 'http', response: http(429) }, ctx).coolDownUntil).toBe(now + 15_000);
+  });
+
+  it.each([401, 402, 403, 404])('%i on an alias target fails over and cools the target', (status) => {
+    const d = classifyFailure({ kind: 'http', response: http(status) }, ctx);
+    expect(d).toMatchObject({ action: 'fail_over', coolDownUntil: now + 60_000, retryable: false });
+  });
+
+  it.each([400, 413, 422])('%i rejects: no failover', (status) => {
+    expect(classifyFailure({ kind: 'http', response: http(status) }, ctx)).toMatchObject({
+      action: 'reject',
+      reason: `http_${status}`,
+      status,
+    });
+  });
+
+  it('404 on a direct target is relayed', () => {
+    expect(classifyFailure({ kind: 'http', response: http(404) }, { ...ctx, aliasTarget: false }).action).toBe('reject');
+  });
+
+  it('empty answers, error events and malformed data fail over without touching health', () => {
+    for (const failure of [
+      { kind: 'empty', reason: 'empty_response' } as const,
+      { kind: 'stream_error', message: 'x' } as const,
+      { kind: 'error', error: new InvalidResponseError('bad') } as const,
+    ]) {
+      const d = classifyFailure(failure, ctx);
+      expect(d.action).toBe('fail_over');
+      expect(d.providerFailure).toBe(false);
+      expect(d.coolDownUntil).toBeUndefined();
+    }
+  });
+
+  it('an untranslatable request fails over without a network call', () => {
+    const d = classifyFailure({ kind: 'error', error: new UnsupportedRequestError('remote image') }, ctx);
+    expect(d).toMatchObject({ action: 'fail_over', reason: 'unsupported_request', reachedNetwork: false });
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('parses seconds, dates, and ignores junk', () => {
+    expect(parseRetryAfter('0', now)).toBe(0);
+    expect(parseRetryAfter(' 3 ', now)).toBe(3_000);
+    expect(parseRetryAfter(new Date(now - 5_000).toUTCString(), now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+});

@@ -1,0 +1,165 @@
+import { STATUS_CODES } from 'node:http';
+import type { HttpFailure } from '../adapters/adapter.js';
+import type { Settings } from '../types.js';
+
+/**
+ * The ONE place that decides what a failed attempt means: fail over to the next
+ * target, or reject (relay the upstream's answer, because every target would
+ * reject the same request alike). It also says which health bookkeeping the
+ * failure deserves; the attempt loop only carries the decision out.
+ */
+
+/** What went wrong with one attempt, before interpretation. */
+export type Failure =
+  | { readonly kind: 'error'; readonly error: unknown } // thrown by the adapter / undici
+  | { readonly kind: 'http'; readonly response: HttpFailure } // a non-2xx answer
+  | { readonly kind: 'empty'; readonly reason: 'empty_response' | 'empty_stream' }
+  | { readonly kind: 'stream_error'; readonly message: string }; // an error event before the first delta
+
+export interface ClassifyContext {
+  /** The target belongs to an alias (a 404 then means "model missing here", not "no such model"). */
+  readonly aliasTarget: boolean;
+  readonly settings: Settings;
+  readonly now: number;
+}
+
+export interface Decision {
+  readonly action: 'fail_over' | 'reject';
+  /** `Attempt.reason`: `connect_refused`, `http_503`, `empty_response`, … */
+  readonly reason: string;
+  readonly status: number | undefined;
+  /** Human-readable, secret-free (never echoes upstream bodies). */
+  readonly detail: string;
+  /** A connection-level failure: counts against the provider's breaker. */
+  readonly providerFailure: boolean;
+  /** Cool this target (provider+model) down until then (epoch ms). */
+  readonly coolDownUntil: number | undefined;
+  /** The upstream's `Retry-After`, in ms from now. */
+  readonly retryAfterMs: number | undefined;
+  /** Whether retrying the same target could help (configured `retries`). */
+  readonly retryable: boolean;
+  /** Whether the attempt reached the network (counts as an upstream call). */
+  readonly reachedNetwork: boolean;
+}
+
+/** Node / undici error codes of connection-level failures → attempt reason + detail. */
+const NETWORK_CODES: ReadonlyMap<string, readonly [reason: string, detail: string]> = new Map([
+  ['ECONNREFUSED', ['connect_refused', 'connection refused']],
+  ['ECONNRESET', ['connect_reset', 'connection reset']],
+  ['EPIPE', ['connect_reset', 'connection reset (broken pipe)']],
+  ['ENOTFOUND', ['dns', 'DNS lookup failed']],
+  ['EAI_AGAIN', ['dns', 'DNS lookup failed (temporary)']],
+  ['EHOSTUNREACH', ['connect_refused', 'host unreachable']],
+  ['ENETUNREACH', ['connect_refused', 'network unreachable']],
+  ['ETIMEDOUT', ['connect_timeout', 'connect timeout']],
+  ['UND_ERR_CONNECT_TIMEOUT', ['connect_timeout', 'connect timeout']],
+  ['UND_ERR_HEADERS_TIMEOUT', ['first_byte_timeout', 'first-byte timeout (no response headers)']],
+  ['UND_ERR_BODY_TIMEOUT', ['first_byte_timeout', 'timeout waiting for response data']],
+  ['UND_ERR_SOCKET', ['socket_closed', 'socket closed before the response completed']],
+  ['UND_ERR_CLOSED', ['socket_closed', 'connection closed']],
+]);
+
+export function classifyFailure(failure: Failure, ctx: ClassifyContext): Decision {
+  switch (failure.kind) {
+    case 'http':
+      return classifyHttp(failure.response, ctx);
+    case 'empty':
+      return failOver(failure.reason, failure.reason === 'empty_response' ? 'empty answer' : 'stream ended without content');
+    case 'stream_error':
+      return failOver('stream_error', 'error event in the stream before the first delta', { retryable: true });
+    case 'error':
+      return classifyError(failure.error);
+  }
+}
+
+function classifyError(error: unknown): Decision {
+  const code = errorCode(error);
+  if (code === 'invalid_response') return failOver('invalid_response', 'upstream sent malformed data');
+  if (code === 'unsupported_request') {
+    return failOver('unsupported_request', messageOf(error), { reachedNetwork: false });
+  }
+  const known = code === undefined ? undefined : NETWORK_CODES.get(code);
+  if (known !== undefined) return failOver(known[0], known[1], { providerFailure: true, retryable: true });
+  // Anything else (an unexpected exception) still must not sink the request: try the next target.
+  return failOver('upstream_error', code === undefined ? 'upstream call failed' : `upstream call failed (${code})`, {
+    providerFailure: true,
+    retryable: true,
+  });
+}
+
+function classifyHttp(res: HttpFailure, ctx: ClassifyContext): Decision {
+  const status = res.status;
+  const reason = 'http_' + status;
+  const detail = `${status} ${STATUS_CODES[status] ?? 'HTTP error'}`;
+  if (status === 429 || status >= 500) {
+    const retryAfterMs = parseRetryAfter(res.headers['retry-after'], ctx.now);
+    const coolFor = retryAfterMs ?? ctx.settings.rateLimitCooldownMs;
+    return failOver(reason, detail, { status, coolDownUntil: ctx.now + coolFor, retryAfterMs, retryable: true });
+  }
+  // The target, not the request, is unusable: bad key, no quota, model not there.
+  if (status === 401 || status === 402 || status === 403 || (status === 404 && ctx.aliasTarget)) {
+    return failOver(reason, detail, { status, coolDownUntil: ctx.now + ctx.settings.unhealthyPeriodMs });
+  }
+  if (status === 408) return failOver(reason, detail, { status, retryable: true });
+  if (status < 400) return failOver(reason, `unexpected ${detail}`, { status });
+  // 400, 413, 422, …: the request itself is wrong; every target would say the same.
+  return {
+    action: 'reject',
+    reason,
+    status,
+    detail,
+    providerFailure: false,
+    coolDownUntil: undefined,
+    retryAfterMs: undefined,
+    retryable: false,
+    reachedNetwork: true,
+  };
+}
+
+function failOver(reason: string, detail: string, extra: Partial<Decision> = {}): Decision {
+  return {
+    action: 'fail_over',
+    reason,
+    detail,
+    status: extra.status,
+    providerFailure: extra.providerFailure ?? false,
+    coolDownUntil: extra.coolDownUntil,
+    retryAfterMs: extra.retryAfterMs,
+    retryable: extra.retryable ?? false,
+    reachedNetwork: extra.reachedNetwork ?? true,
+  };
+}
+
+/** `Retry-After` as delay-seconds or an HTTP-date → ms from `now`; undefined when absent or unparsable. */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (text.length === 0) return undefined;
+  if (isDigits(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
+
+function isDigits(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/** The error's code; looks inside AggregateError (Node's happy-eyeballs connect) as well. */
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  const inner = (error as { errors?: unknown }).errors;
+  if (Array.isArray(inner) && inner.length > 0) return errorCode(inner[0]);
+  const cause = (error as { cause?: unknown }).cause;
+  return cause === undefined ? undefined : errorCode(cause);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : 'unsupported request';
+}
