@@ -1,0 +1,59 @@
+import { ALIAS_NAMESPACE, DEFAULT_ALIAS } from '@mana/llm-aliases';
+import { RouterError } from '../errors.js';
+import type { AliasConfig, ConfigSnapshot } from '../types.js';
+import { splitTarget } from './targets.js';
+
+/** What a request's `model` resolved to. */
+export interface Resolution {
+  /** The alias used, or undefined for a direct `provider/model` target. */
+  readonly alias: string | undefined;
+  readonly config: AliasConfig;
+}
+
+/**
+ * `model` → the chain to try:
+ * - an alias → its configured chain;
+ * - a direct `provider/model` of a known provider → a one-target chain;
+ * - undefined → DEFAULT_ALIAS;
+ * - anything else → RouterError('unknown_model') listing the aliases.
+ */
+export function resolveModel(snapshot: ConfigSnapshot, model: string | undefined): Resolution {
+  const name = model ?? DEFAULT_ALIAS;
+  const alias = snapshot.aliases.get(name);
+  if (alias !== undefined) return { alias: name, config: alias };
+
+  const split = splitTarget(name);
+  const provider = split === undefined || split.provider === ALIAS_NAMESPACE ? undefined : snapshot.providers.get(split.provider);
+  if (split !== undefined && provider !== undefined) {
+    // Built per request and not cached: `model` is caller input, and a cache
+    // keyed by it would grow without bound.
+    const target = Object.freeze({ id: name, provider: split.provider, model: split.model, weight: 1, settings: provider.settings });
+    const config: AliasConfig = Object.freeze({
+      name,
+      description: '',
+      strategy: 'failover',
+      onAllUnhealthy: 'fail',
+      failOverOnEmpty: true,
+      chain: Object.freeze([target]),
+    });
+    return { alias: undefined, config };
+  }
+
+  const knownAliases = [...snapshot.aliases.keys()];
+  const shown = name.length > 200 ? `${name.slice(0, 200)}…` : name;
+  throw new RouterError(
+    'unknown_model',
+    `unknown model "${shown}": use one of the aliases ${knownAliases.join(', ')} ` +
+      `(or a provider/model target of: ${[...snapshot.providers.keys()].join(', ')})`,
+    { knownAliases },
+  );
+}
+
+/** Every model a client may name: the aliases, then the direct targets in their chains (each once). */
+export function listModels(snapshot: ConfigSnapshot): string[] {
+  const models = new Set<string>(snapshot.aliases.keys());
+  for (const alias of snapshot.aliases.values()) {
+    for (const target of alias.chain) models.add(target.id);
+  }
+  return [...models];
+}

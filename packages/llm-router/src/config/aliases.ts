@@ -1,0 +1,133 @@
+import { ALIAS_NAMESPACE, MANA_LLM_ALIASES } from '@mana/llm-aliases';
+import type { AliasConfig, OnAllUnhealthy, ProviderConfig, Settings, Strategy, TargetConfig } from '../types.js';
+import type { ConfigPath } from './config-source.js';
+import type { ConfigReader, RawMap } from './reader.js';
+import { ALIAS_KEYS, ALIAS_NAME, ON_ALL_UNHEALTHY, STRATEGIES, TARGET_KEYS } from './schema.js';
+import { splitTarget } from './targets.js';
+
+/**
+ * Builds the `aliases:` section. An alias is either a map (strategy, chain, …)
+ * or, in the plan's original format, just its chain as a list of strings.
+ */
+export function buildAliases(
+  reader: ConfigReader,
+  section: unknown,
+  providers: ReadonlyMap<string, ProviderConfig>,
+): Map<string, AliasConfig> {
+  if (section === undefined || section === null) {
+    reader.fail(['aliases'], `an "aliases:" section is required (${requiredAliases()})`, undefined, true);
+  }
+  const declared = reader.map(section, ['aliases'], 'aliases');
+  const aliases = new Map<string, AliasConfig>();
+  for (const [name, raw] of Object.entries(declared)) {
+    aliases.set(name, buildAlias(reader, name, raw, providers));
+  }
+  const missing = MANA_LLM_ALIASES.filter((info) => !aliases.has(info.alias));
+  if (missing.length > 0) {
+    const list = missing.map((info) => `${info.alias} (MANA_LLM.${info.key})`).join(', ');
+    reader.fail(['aliases'], `missing alias ${list}: every @mana/llm-aliases alias must be defined`, undefined, true);
+  }
+  return aliases;
+}
+
+function requiredAliases(): string {
+  return `every @mana/llm-aliases alias must be defined: ${MANA_LLM_ALIASES.map((info) => info.alias).join(', ')}`;
+}
+
+function buildAlias(
+  reader: ConfigReader,
+  name: string,
+  raw: unknown,
+  providers: ReadonlyMap<string, ProviderConfig>,
+): AliasConfig {
+  const path = ['aliases', name];
+  if (!ALIAS_NAME.test(name)) {
+    reader.fail(path, `alias name "${name}" must live in the ${ALIAS_NAMESPACE}/ namespace (e.g. ${ALIAS_NAMESPACE}/long-form)`, name, true);
+  }
+  // `mana/x: [a/b, c/d]` is the original strings-only format: the list is the chain.
+  const map: RawMap = Array.isArray(raw) ? { chain: raw } : raw === null ? {} : reader.map(raw, path, `alias ${name}`, name);
+  if (!Array.isArray(raw)) reader.keys(map, ALIAS_KEYS, path, `alias ${name}`, name);
+  const chainPath = Array.isArray(raw) ? path : [...path, 'chain'];
+
+  const strategy = readChoice(reader, map.strategy, [...path, 'strategy'], 'strategy', STRATEGIES, 'failover', name);
+  const onAllUnhealthy = readChoice(reader, map.on_all_unhealthy, [...path, 'on_all_unhealthy'], 'on_all_unhealthy', ON_ALL_UNHEALTHY, 'fail', name);
+  const failOverOnEmpty =
+    map.fail_over_on_empty === undefined ? true : reader.boolean(map.fail_over_on_empty, [...path, 'fail_over_on_empty'], 'fail_over_on_empty', name);
+  const description = map.description === undefined || map.description === null ? '' : reader.string(map.description, [...path, 'description'], 'description', name).value;
+  const aliasSettings = reader.settings(map.settings, [...path, 'settings'], name);
+
+  const rawChain = map.chain;
+  if (rawChain === undefined || rawChain === null || (Array.isArray(rawChain) && rawChain.length === 0)) {
+    reader.fail(chainPath, 'chain must list at least one provider/model target', name, true);
+  }
+  if (!Array.isArray(rawChain)) reader.fail(chainPath, 'chain must be a list of provider/model targets', name);
+
+  const chain: TargetConfig[] = [];
+  rawChain.forEach((entry, index) => {
+    const target = buildTarget(reader, name, strategy, entry, [...chainPath, index], providers, aliasSettings);
+    if (chain.some((existing) => existing.id === target.id)) {
+      reader.fail([...chainPath, index], `target ${target.id} is listed twice in the chain`, name);
+    }
+    chain.push(target);
+  });
+
+  return Object.freeze({ name, description, strategy, onAllUnhealthy, failOverOnEmpty, chain: Object.freeze(chain) });
+}
+
+function buildTarget(
+  reader: ConfigReader,
+  alias: string,
+  strategy: Strategy,
+  entry: unknown,
+  path: ConfigPath,
+  providers: ReadonlyMap<string, ProviderConfig>,
+  aliasSettings: Partial<Settings>,
+): TargetConfig {
+  const map: RawMap = typeof entry === 'string' ? { target: entry } : reader.map(entry, path, 'a chain entry (a "provider/model" string or { target, weight, settings })', alias);
+  if (typeof entry !== 'string') reader.keys(map, TARGET_KEYS, path, 'chain entry', alias);
+  if (map.target === undefined) reader.fail(path, 'chain entry needs a target: provider/model', alias);
+  const targetPath = typeof entry === 'string' ? path : [...path, 'target'];
+  const id = reader.string(map.target, targetPath, 'target', alias).value.trim();
+
+  const split = splitTarget(id);
+  if (split === undefined) reader.fail(targetPath, `target "${id}" must be provider/model (e.g. groq/llama-3.3-70b-versatile)`, alias);
+  if (split.provider === ALIAS_NAMESPACE) {
+    reader.fail(targetPath, `target ${id} is an alias: a chain lists provider models, not other aliases`, alias);
+  }
+  const provider = providers.get(split.provider);
+  if (provider === undefined) {
+    reader.fail(targetPath, `unknown provider "${split.provider}" in target ${id} (known: ${[...providers.keys()].join(', ')})`, alias);
+  }
+
+  let weight = 1;
+  if (map.weight !== undefined) {
+    if (strategy !== 'weighted') {
+      reader.fail([...path, 'weight'], `weight on target ${id} needs strategy: weighted (this alias uses ${strategy})`, alias, true);
+    }
+    weight = typeof map.weight === 'number' ? map.weight : Number.NaN;
+    if (!Number.isFinite(weight) || weight <= 0) reader.fail([...path, 'weight'], `weight of ${id} must be a positive number`, alias);
+  }
+
+  // Cascade: defaults ← global ← provider (already in provider.settings) ← alias ← target.
+  const settings: Settings = Object.freeze({
+    ...provider.settings,
+    ...aliasSettings,
+    ...reader.settings(map.settings, [...path, 'settings'], alias),
+  });
+  return Object.freeze({ id, provider: split.provider, model: split.model, weight, settings });
+}
+
+function readChoice<T extends string>(
+  reader: ConfigReader,
+  value: unknown,
+  path: ConfigPath,
+  what: string,
+  choices: readonly T[],
+  fallback: T,
+  alias: string,
+): T {
+  if (value === undefined || value === null) return fallback;
+  const text = reader.string(value, path, what, alias).value as T;
+  if (!choices.includes(text)) reader.fail(path, `unknown ${what} "${text}" (known: ${choices.join(', ')})`, alias);
+  return text;
+}

@@ -1,0 +1,29 @@
+import type { ProviderType } from '../types.js';
+
+/**
+ * A provider as written in the YAML (before interpolation). Built-ins use the
+ * same shape, so a file may override a single field (`groq: { api_key: … }`)
+ * and inherit the rest.
+ */
+export interface RawProviderSpec {
+  readonly type: ProviderType;
+  readonly base_url: string;
+  readonly api_key?: string;
+}
+
+/**
+ * Providers usable without any `providers:` section. Keys come from the
+ * environment; a cloud provider whose variable is unset is reported as
+ * unconfigured and skipped without a network call.
+ */
+export const BUILT_IN_PROVIDERS: Readonly<Record<string, RawProviderSpec>> = Object.freeze({
+  ollama: { type: 'ollama', base_url: '${OLLAMA_URL:-http://localhost:11434}' },
+  groq: { type: 'openai', base_url: 'https://api.groq.com/openai/v1', api_key: '${GROQ_API_KEY}' },
+  openrouter: { type: 'openai', base_url: 'https://openrouter.ai/api/v1', api_key: '${OPENROUTER_API_KEY}' },
+  together: { type: 'openai', base_url: 'https://api.together.xyz/v1', api_key: '${TOGETHER_API_KEY}' },
+  google: {
+    type: 'openai',
+    base_url: 'https://generativelanguage.googleapis.com/v1beta/openai',
+    api_key: '${GOOGLE_API_KEY}',
+  },
+});

@@ -1,0 +1,34 @@
+import type { ProviderType, Settings } from '../types.js';
+
+/**
+ * Defaults for every tunable. A config may override them globally, per provider,
+ * per alias and per target (in that order, the most specific wins).
+ */
+export const DEFAULT_SETTINGS: Settings = Object.freeze({
+  probeIntervalMs: 30_000, // 30 s between health probes of a provider
+  probeTimeoutMs: 3_000, // 3 s: a probe slower than this counts as a failure
+  failureThreshold: 2, // consecutive failures before a provider is skipped
+  unhealthyPeriodMs: 60_000, // 60 s skipped before the provider is tried again
+  rateLimitCooldownMs: 15_000, // 15 s cooldown after a 429 without Retry-After
+  connectTimeoutMs: 5_000, // 5 s to open a TCP/TLS connection
+  firstByteTimeoutMs: 45_000, // 45 s to the first byte from a cloud provider
+  retries: 0, // retries of the same target before failing over
+  retryMaxWaitMs: 10_000, // 10 s cap on a honoured Retry-After between retries
+});
+
+/**
+ * A local Ollama may have to load a model into memory before it answers, which
+ * takes minutes on a cold GPU; a cloud endpoint that is silent for 45 s is stuck.
+ */
+export const OLLAMA_FIRST_BYTE_TIMEOUT_MS = 300_000; // 5 min
+
+/** How many `background` requests may run at once when the config says nothing. */
+export const DEFAULT_BACKGROUND_CONCURRENCY = 2;
+
+/** The defaults that apply to a provider of this type before any override. */
+export function defaultSettingsFor(type: ProviderType): Settings {
+  if (type === 'ollama') {
+    return Object.freeze({ ...DEFAULT_SETTINGS, firstByteTimeoutMs: OLLAMA_FIRST_BYTE_TIMEOUT_MS });
+  }
+  return DEFAULT_SETTINGS;
+}

@@ -1,0 +1,38 @@
+/**
+ * `${VAR}` and `${VAR:-default}` in config strings, as in a shell or compose
+ * file, so secrets and per-machine URLs stay in the environment, not the file.
+ * An unset variable without a default becomes the empty string; `:-` also
+ * applies the default when the variable is set but empty. `$${` is a literal `${`.
+ */
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface Interpolated {
+  readonly value: string;
+  /** The variables the string referred to, e.g. `['GROQ_API_KEY']` (for "missing key" messages). */
+  readonly variables: readonly string[];
+}
+
+const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+export function interpolateEnv(text: string, env: Env): Interpolated {
+  const variables: string[] = [];
+  const value = text.replace(REFERENCE, (whole, name: string | undefined, fallback: string | undefined) => {
+    if (name === undefined) return '${'; // `$${` escape
+    variables.push(name);
+    const current = env[name];
+    if (fallback !== undefined) return current === undefined || current === '' ? fallback : current;
+    return current ?? '';
+  });
+  return { value, variables };
+}
+
+/** Interpolates every string inside a plain value (used for provider `options` and `headers`). */
+export function interpolateDeep(value: unknown, env: Env): unknown {
+  if (typeof value === 'string') return interpolateEnv(value, env).value;
+  if (Array.isArray(value)) return value.map((item) => interpolateDeep(item, env));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateDeep(item, env)]));
+  }
+  return value;
+}

@@ -1,0 +1,277 @@
+import { describe, expect, it } from 'vitest';
+import { isRouterError } from '../errors.js';
+import { DEFAULT_SETTINGS, OLLAMA_FIRST_BYTE_TIMEOUT_MS } from './defaults.js';
+import { loadConfigFile, parseConfig } from './load-config.js';
+import { unconfiguredReason } from './provider-status.js';
+import { STRINGS_ONLY, withLongForm } from './test-configs.js';
+
+const env = { GROQ_API_KEY: 'gsk-secret', OPENROUTER_API_KEY: 'or-secret' };
+
+function parseError(text: string, environment: Record<string, string> = env): string {
+  try {
+    parseConfig(text, { source: 'aliases.yaml', env: environment });
+  } catch (error) {
+    expect(isRouterError(error)).toBe(true);
+    expect((error as { code: string }).code).toBe('invalid_config');
+    return (error as Error).message;
+  }
+  throw new Error('expected parseConfig to fail');
+}
+
+describe('parseConfig: happy paths', () => {
+  it('accepts the strings-only format with built-in providers', () => {
+    const snapshot = parseConfig(STRINGS_ONLY, { source: 'aliases.yaml', env, now: () => 1234 });
+    expect(snapshot.source).toBe('aliases.yaml');
+    expect(snapshot.loadedAt).toBe(1234);
+    expect([...snapshot.aliases.keys()]).toEqual([
+      'mana/fast-text',
+      'mana/long-form',
+      'mana/structured',
+      'mana/reasoning',
+      'mana/vision',
+    ]);
+    const longForm = snapshot.aliases.get('mana/long-form');
+    expect(longForm?.strategy).toBe('failover');
+    expect(longForm?.onAllUnhealthy).toBe('fail');
+    expect(longForm?.failOverOnEmpty).toBe(true);
+    expect(longForm?.chain.map((t) => [t.provider, t.model, t.weight])).toEqual([
+      ['ollama', 'gemma3:12b', 1],
+      ['groq', 'llama-3.3-70b-versatile', 1],
+      // splits at the first slash only
+      ['openrouter', 'anthropic/claude-3.5-haiku', 1],
+    ]);
+    expect([...snapshot.providers.keys()].sort()).toEqual(['google', 'groq', 'ollama', 'openrouter', 'together']);
+    expect(snapshot.providers.get('ollama')?.baseUrl).toBe('http://localhost:11434');
+    expect(snapshot.providers.get('groq')).toMatchObject({ type: 'openai', baseUrl: 'https://api.groq.com/openai/v1', apiKey: 'gsk-secret', requiresApiKey: true });
+    expect(snapshot.backgroundConcurrency).toBe(2);
+    expect(snapshot.settings).toEqual(DEFAULT_SETTINGS);
+  });
+
+  it('accepts the full format of the contract', () => {
+    const text = `
+settings:
+  probe_interval: 10s
+  failure_threshold: 3
+background_concurrency: 4
+providers:
+  ollama:  { type: ollama, base_url: "\${OLLAMA_URL:-http://localhost:11434}", options: { num_ctx: 8192 } }
+  groq:    { type: openai, base_url: https://api.groq.com/openai/v1, api_key: "\${GROQ_API_KEY}" }
+  local:   { type: openai, base_url: http://127.0.0.1:8000/v1/, api_key_required: false, check_models: true, settings: { connect_timeout: 1s } }
+aliases:
+  mana/long-form:
+    description: "Long prose"
+    strategy: weighted
+    on_all_unhealthy: try_anyway
+    fail_over_on_empty: false
+    settings: { first_byte_timeout: 60s }
+    chain:
+      - ollama/gemma3:12b
+      - local/qwen
+      - { target: openrouter/anthropic/claude-3.5-haiku, weight: 2, settings: { retries: 1 } }
+  mana/fast-text: [ollama/gemma3:4b]
+  mana/structured: { chain: [groq/llama-3.3-70b-versatile] }
+  mana/reasoning: [groq/llama-3.3-70b-versatile]
+  mana/vision: [ollama/llava]
+  mana/extra-alias: [ollama/llava]
+`;
+    const snapshot = parseConfig(text, { env: { ...env, OLLAMA_URL: 'http://10.0.0.5:11434' } });
+    expect(snapshot.backgroundConcurrency).toBe(4);
+    expect(snapshot.settings.probeIntervalMs).toBe(10_000);
+    const local = snapshot.providers.get('local');
+    expect(local).toMatchObject({ type: 'openai', baseUrl: 'http://127.0.0.1:8000/v1', requiresApiKey: false, checkModels: true, apiKey: undefined });
+    expect(snapshot.providers.get('ollama')?.options).toEqual({ num_ctx: 8192 });
+    expect(snapshot.providers.get('ollama')?.baseUrl).toBe('http://10.0.0.5:11434');
+    const alias = snapshot.aliases.get('mana/long-form');
+    expect(alias).toMatchObject({ description: 'Long prose', strategy: 'weighted', onAllUnhealthy: 'try_anyway', failOverOnEmpty: false });
+    expect(alias?.chain.map((t) => t.weight)).toEqual([1, 1, 2]);
+    expect(snapshot.aliases.has('mana/extra-alias')).toBe(true);
+  });
+
+  it('returns an immutable snapshot', () => {
+    const snapshot = parseConfig(STRINGS_ONLY, { env });
+    expect(() => (snapshot.aliases as Map<string, unknown>).set('mana/x', {})).toThrow(TypeError);
+    expect(() => (snapshot.providers as Map<string, unknown>).delete('groq')).toThrow(TypeError);
+    expect(Object.isFrozen(snapshot)).toBe(true);
+    expect(Object.isFrozen(snapshot.aliases.get('mana/vision')?.chain)).toBe(true);
+    expect(Object.isFrozen(snapshot.providers.get('groq')?.settings)).toBe(true);
+  });
+
+  it('loads a file and names it in errors', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = await mkdtemp(join(tmpdir(), 'router-config-'));
+    await writeFile(join(dir, 'ok.yaml'), STRINGS_ONLY);
+    await writeFile(join(dir, 'bad.yaml'), 'aliases:\n  mana/fast-text: []\n');
+    expect((await loadConfigFile(join(dir, 'ok.yaml'), { env })).source).toBe(join(dir, 'ok.yaml'));
+    await expect(loadConfigFile(join(dir, 'bad.yaml'), { env })).rejects.toThrow(`invalid config at ${join(dir, 'bad.yaml')} line 2`);
+    await expect(loadConfigFile(join(dir, 'missing.yaml'), { env })).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('ENOENT') });
+  });
+});
+
+describe('parseConfig: env interpolation', () => {
+  it('substitutes ${VAR} and ${VAR:-default} in strings', () => {
+    const text = withLongForm(
+      '    description: "${DESC:-prose} by ${WHO}"\n    chain: ["${LF_PROVIDER}/gemma3:12b"]\n',
+      'providers:\n  local: { type: openai, base_url: "http://${HOST:-127.0.0.1}:${PORT}/v1", api_key: "k-${SUFFIX:-x}" }\n',
+    );
+    const snapshot = parseConfig(text, { env: { WHO: 'mana', LF_PROVIDER: 'ollama', PORT: '8000', HOST: '' } });
+    expect(snapshot.aliases.get('mana/long-form')?.description).toBe('prose by mana');
+    expect(snapshot.aliases.get('mana/long-form')?.chain[0]?.id).toBe('ollama/gemma3:12b');
+    // `:-` also replaces an empty value
+    expect(snapshot.providers.get('local')?.baseUrl).toBe('http://127.0.0.1:8000/v1');
+    expect(snapshot.providers.get('local')?.apiKey).toBe('k-x');
+  });
+
+  it('interpolates durations and counts given as strings', () => {
+    const text = `settings: { probe_interval: "\${PROBE:-5s}", retries: "\${RETRIES:-0}" }\n${STRINGS_ONLY}`;
+    const snapshot = parseConfig(text, { env: { RETRIES: '2' } });
+    expect(snapshot.settings.probeIntervalMs).toBe(5_000);
+    expect(snapshot.settings.retries).toBe(2);
+  });
+
+  it('marks a cloud provider with an empty key unconfigured, naming the variable, never the value', () => {
+    const snapshot = parseConfig(STRINGS_ONLY, { env: { GROQ_API_KEY: 'gsk-secret' } });
+    const together = snapshot.providers.get('together');
+    expect(together?.apiKey).toBeUndefined();
+    expect(together && unconfiguredReason(together)).toBe('missing api key (TOGETHER_API_KEY)');
+    const groq = snapshot.providers.get('groq');
+    expect(groq && unconfiguredReason(groq)).toBeUndefined();
+    expect(unconfiguredReason(snapshot.providers.get('ollama')!)).toBeUndefined();
+  });
+
+  it('reads process.env when no env is given', () => {
+    process.env.ROUTER_TEST_OLLAMA = 'http://127.0.0.1:9';
+    try {
+      const snapshot = parseConfig(`providers:\n  ollama: { base_url: "\${ROUTER_TEST_OLLAMA}" }\n${STRINGS_ONLY}`);
+      expect(snapshot.providers.get('ollama')?.baseUrl).toBe('http://127.0.0.1:9');
+    } finally {
+      delete process.env.ROUTER_TEST_OLLAMA;
+    }
+  });
+});
+
+describe('parseConfig: settings cascade', () => {
+  const text = `
+settings: { connect_timeout: 2s, retries: 1 }
+providers:
+  groq: { settings: { connect_timeout: 3s, rate_limit_cooldown: 20s } }
+aliases:
+  mana/long-form:
+    settings: { connect_timeout: 4s, first_byte_timeout: 60s }
+    chain:
+      - ollama/gemma3:12b
+      - groq/llama-3.3-70b-versatile
+      - { target: groq/llama-3.1-8b-instant, settings: { connect_timeout: 500ms, retries: 3 } }
+  mana/fast-text: [ollama/gemma3:4b, groq/llama-3.1-8b-instant]
+  mana/structured: [ollama/gemma3:4b]
+  mana/reasoning: [ollama/gemma3:4b]
+  mana/vision: [ollama/gemma3:4b]
+`;
+  const snapshot = parseConfig(text, { env });
+
+  it('applies defaults ← global ← provider ← alias ← target', () => {
+    const [ollama, groq, groqSmall] = snapshot.aliases.get('mana/long-form')!.chain;
+    expect(ollama?.settings).toMatchObject({ connectTimeoutMs: 4_000, firstByteTimeoutMs: 60_000, retries: 1, rateLimitCooldownMs: 15_000 });
+    expect(groq?.settings).toMatchObject({ connectTimeoutMs: 4_000, rateLimitCooldownMs: 20_000, retries: 1 });
+    expect(groqSmall?.settings).toMatchObject({ connectTimeoutMs: 500, retries: 3, rateLimitCooldownMs: 20_000, firstByteTimeoutMs: 60_000 });
+    expect(snapshot.providers.get('groq')?.settings.connectTimeoutMs).toBe(3_000);
+    expect(snapshot.settings.connectTimeoutMs).toBe(2_000);
+  });
+
+  it('defaults first_byte_timeout to 45 s for cloud and 300 s for ollama unless set', () => {
+    const [ollama, groq] = snapshot.aliases.get('mana/fast-text')!.chain;
+    expect(ollama?.settings.firstByteTimeoutMs).toBe(OLLAMA_FIRST_BYTE_TIMEOUT_MS);
+    expect(groq?.settings.firstByteTimeoutMs).toBe(45_000);
+    const globalSet = parseConfig(`settings: { first_byte_timeout: 20s }\n${STRINGS_ONLY}`, { env });
+    expect(globalSet.aliases.get('mana/fast-text')?.chain[0]?.settings.firstByteTimeoutMs).toBe(20_000);
+  });
+
+  it('parses every duration form', () => {
+    const durations = parseConfig(
+      `settings: { probe_interval: 1h, probe_timeout: 500ms, unhealthy_period: 2m, rate_limit_cooldown: 1500, retry_max_wait: 1.5s }\n${STRINGS_ONLY}`,
+      { env },
+    ).settings;
+    expect(durations).toMatchObject({ probeIntervalMs: 3_600_000, probeTimeoutMs: 500, unhealthyPeriodMs: 120_000, rateLimitCooldownMs: 1_500, retryMaxWaitMs: 1_500 });
+  });
+});
+
+describe('parseConfig: validation names the alias and line', () => {
+  it.each([
+    ['empty chain', withLongForm('    chain: []\n'), 'line 3 (alias mana/long-form): chain must list at least one'],
+    ['empty strings-only chain', withLongForm('').replace('mana/long-form:\n', 'mana/long-form: []\n'), 'line 2 (alias mana/long-form): chain must list at least one'],
+    ['alias without chain', withLongForm('    strategy: failover\n'), 'line 2 (alias mana/long-form): chain must list at least one'],
+    ['unknown provider', withLongForm('    chain:\n      - ollama/a\n      - nope/model-x\n'), 'line 5 (alias mana/long-form): unknown provider "nope" in target nope/model-x'],
+    ['unknown strategy', withLongForm('    strategy: fastest\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): unknown strategy "fastest"'],
+    ['unknown on_all_unhealthy', withLongForm('    on_all_unhealthy: panic\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): unknown on_all_unhealthy "panic"'],
+    ['weight on a failover alias', withLongForm('    chain:\n      - { target: ollama/a, weight: 2 }\n'), 'line 4 (alias mana/long-form): weight on target ollama/a needs strategy: weighted'],
+    ['non-positive weight', withLongForm('    strategy: weighted\n    chain:\n      - { target: ollama/a, weight: 0 }\n'), 'line 5 (alias mana/long-form): weight of ollama/a must be a positive number'],
+    ['bad duration', withLongForm('    settings: { first_byte_timeout: soon }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.first_byte_timeout must be a positive duration'],
+    ['negative duration', withLongForm('    settings: { unhealthy_period: -5s }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.unhealthy_period must be a duration'],
+    ['negative number of ms', withLongForm('    settings: { retry_max_wait: -5 }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.retry_max_wait must be a duration'],
+    ['unknown unit', withLongForm('    settings: { connect_timeout: 5 sec }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.connect_timeout must be a positive duration'],
+    ['unknown alias key', withLongForm('    stratgy: failover\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): unknown key "stratgy" in alias mana/long-form'],
+    ['unknown target key', withLongForm('    chain:\n      - { target: ollama/a, wieght: 2 }\n'), 'line 4 (alias mana/long-form): unknown key "wieght" in chain entry'],
+    ['unknown setting', withLongForm('    settings: { unhealty_period: 5s }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): unknown key "unhealty_period" in settings'],
+    ['alias targeting an alias', withLongForm('    chain:\n      - ollama/a\n      - mana/fast-text\n'), 'line 5 (alias mana/long-form): target mana/fast-text is an alias'],
+    ['target without provider', withLongForm('    chain: [gemma3]\n'), 'line 3 (alias mana/long-form): target "gemma3" must be provider/model'],
+    ['duplicate target', withLongForm('    chain: [ollama/a, ollama/a]\n'), 'line 3 (alias mana/long-form): target ollama/a is listed twice'],
+    ['bad fail_over_on_empty', withLongForm('    fail_over_on_empty: maybe\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): fail_over_on_empty must be true or false'],
+  ])('%s', (_name, text, expected) => {
+    expect(parseError(text)).toContain(`invalid config at aliases.yaml ${expected}`);
+  });
+
+  it('duplicate alias (YAML duplicate key)', () => {
+    const text = withLongForm('    chain: [ollama/a]\n') + '  mana/long-form: [groq/b]\n';
+    expect(parseError(text)).toBe(
+      'invalid config at aliases.yaml line 8 (alias mana/long-form): duplicate alias mana/long-form (each key may appear once)',
+    );
+  });
+
+  it('alias outside the mana/ namespace', () => {
+    const text = withLongForm('    chain: [ollama/a]\n') + '  team/writer: [ollama/a]\n';
+    expect(parseError(text)).toContain('line 8 (alias team/writer): alias name "team/writer" must live in the mana/ namespace');
+  });
+
+  it('missing @mana/llm-aliases alias', () => {
+    const text = STRINGS_ONLY.replace(/ {2}mana\/vision:\n(?: {4}- .*\n)+/, '');
+    expect(parseError(text)).toBe(
+      'invalid config at aliases.yaml line 2: missing alias mana/vision (MANA_LLM.VISION): every @mana/llm-aliases alias must be defined',
+    );
+  });
+
+  it('no aliases section', () => {
+    expect(parseError('settings: { retries: 1 }\n')).toContain('an "aliases:" section is required');
+    expect(parseError('')).toContain('an "aliases:" section is required');
+  });
+
+  it('unknown keys at the top level, in settings and in providers', () => {
+    expect(parseError(`alias: {}\n${STRINGS_ONLY}`)).toContain('aliases.yaml line 1: unknown key "alias" in the top level');
+    expect(parseError(`settings:\n  retry: 1\n${STRINGS_ONLY}`)).toContain('aliases.yaml line 2: unknown key "retry" in settings');
+    expect(parseError(`providers:\n  groq:\n    apikey: x\n${STRINGS_ONLY}`)).toContain('aliases.yaml line 3: unknown key "apikey" in provider groq');
+  });
+
+  it('provider problems', () => {
+    expect(parseError(`providers:\n  vllm: { base_url: http://127.0.0.1:8000/v1 }\n${STRINGS_ONLY}`)).toContain('line 2: provider vllm needs a type');
+    expect(parseError(`providers:\n  vllm:\n    type: grpc\n    base_url: http://x\n${STRINGS_ONLY}`)).toContain('line 3: provider vllm has unknown type "grpc"');
+    expect(parseError(`providers:\n  vllm: { type: openai }\n${STRINGS_ONLY}`)).toContain('line 2: provider vllm needs a base_url');
+    expect(parseError(`providers:\n  vllm:\n    type: openai\n    base_url: ftp://x\n${STRINGS_ONLY}`)).toContain('line 4: provider vllm base_url must be an http(s) URL');
+    expect(parseError(`providers:\n  mana: { type: openai, base_url: http://x }\n${STRINGS_ONLY}`)).toContain('line 2: provider name "mana"');
+  });
+
+  it('bad counts', () => {
+    expect(parseError(`settings: { failure_threshold: 0 }\n${STRINGS_ONLY}`)).toContain('line 1: settings.failure_threshold must be a whole number ≥ 1');
+    expect(parseError(`background_concurrency: 1.5\n${STRINGS_ONLY}`)).toContain('line 1: background_concurrency must be a whole number ≥ 1');
+  });
+
+  it('YAML syntax errors carry their line', () => {
+    expect(parseError('aliases:\n  mana/fast-text: [ollama/a]\n  - groq/b\n  mana/vision: [ollama/b]\n')).toMatch(
+      /^invalid config at aliases.yaml line 3: YAML syntax error: /,
+    );
+  });
+
+  it('never puts an api key into a message', () => {
+    const message = parseError(`providers:\n  groq: { api_key: "\${GROQ_API_KEY}", base_url: "not a url" }\n${STRINGS_ONLY}`);
+    expect(message).not.toContain('gsk-secret');
+  });
+});

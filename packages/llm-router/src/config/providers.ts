@@ -1,0 +1,96 @@
+import type { ProviderConfig, ProviderType, Settings } from '../types.js';
+import { BUILT_IN_PROVIDERS } from './built-in-providers.js';
+import { defaultSettingsFor } from './defaults.js';
+import { interpolateDeep } from './interpolate.js';
+import { rememberApiKeyVariables } from './provider-status.js';
+import type { ConfigReader, RawMap } from './reader.js';
+import { PROVIDER_KEYS, PROVIDER_NAME, PROVIDER_TYPES } from './schema.js';
+
+/**
+ * Builds every provider: the built-ins, overlaid field by field with the file's
+ * `providers:` entries (so `groq: { api_key: "${MY_GROQ}" }` keeps Groq's URL),
+ * plus any new OpenAI-compatible or Ollama servers the file adds.
+ */
+export function buildProviders(
+  reader: ConfigReader,
+  section: unknown,
+  globalSettings: Partial<Settings>,
+): Map<string, ProviderConfig> {
+  const declared = section === undefined || section === null ? {} : reader.map(section, ['providers'], 'providers');
+  const names = new Set([...Object.keys(BUILT_IN_PROVIDERS), ...Object.keys(declared)]);
+  const providers = new Map<string, ProviderConfig>();
+  for (const name of names) {
+    const path = ['providers', name];
+    if (!PROVIDER_NAME.test(name) || name === 'mana') {
+      reader.fail(path, `provider name "${name}" must be lowercase letters, digits, - or _ (and not "mana", the alias namespace)`, undefined, true);
+    }
+    const own = declared[name] === undefined || declared[name] === null ? {} : reader.map(declared[name], path, `provider ${name}`);
+    reader.keys(own, PROVIDER_KEYS, path, `provider ${name}`);
+    const builtIn = BUILT_IN_PROVIDERS[name] as RawMap | undefined;
+    providers.set(name, buildProvider(reader, name, { ...builtIn, ...own }, path, globalSettings));
+  }
+  return providers;
+}
+
+function buildProvider(
+  reader: ConfigReader,
+  name: string,
+  raw: RawMap,
+  path: readonly string[],
+  globalSettings: Partial<Settings>,
+): ProviderConfig {
+  const what = `provider ${name}`;
+  if (raw.type === undefined) reader.fail(path, `${what} needs a type (${PROVIDER_TYPES.join(' or ')})`, undefined, true);
+  const type = reader.string(raw.type, [...path, 'type'], `${what} type`).value as ProviderType;
+  if (!PROVIDER_TYPES.includes(type)) {
+    reader.fail([...path, 'type'], `${what} has unknown type "${type}" (known: ${PROVIDER_TYPES.join(', ')})`);
+  }
+  if (raw.base_url === undefined) reader.fail(path, `${what} needs a base_url`, undefined, true);
+  const baseUrl = reader.string(raw.base_url, [...path, 'base_url'], `${what} base_url`).value.trim().replace(/\/+$/, '');
+  if (!isHttpUrl(baseUrl)) reader.fail([...path, 'base_url'], `${what} base_url must be an http(s) URL`);
+
+  const key = raw.api_key === undefined || raw.api_key === null ? undefined : reader.string(raw.api_key, [...path, 'api_key'], `${what} api_key`);
+  const requiresApiKey =
+    raw.api_key_required === undefined ? type === 'openai' : reader.boolean(raw.api_key_required, [...path, 'api_key_required'], `${what} api_key_required`);
+  const checkModels = raw.check_models === undefined ? false : reader.boolean(raw.check_models, [...path, 'check_models'], `${what} check_models`);
+  const options = raw.options === undefined || raw.options === null ? {} : reader.map(raw.options, [...path, 'options'], `${what} options`);
+  const headers = readHeaders(reader, raw.headers, [...path, 'headers'], what);
+  const settings: Settings = Object.freeze({
+    ...defaultSettingsFor(type),
+    ...globalSettings,
+    ...reader.settings(raw.settings, [...path, 'settings']),
+  });
+
+  const provider: ProviderConfig = Object.freeze({
+    name,
+    type,
+    baseUrl,
+    apiKey: key === undefined || key.value.trim() === '' ? undefined : key.value.trim(),
+    requiresApiKey,
+    options: Object.freeze(interpolateDeep(options, reader.env) as Record<string, unknown>),
+    checkModels,
+    headers,
+    settings,
+  });
+  rememberApiKeyVariables(provider, key?.variables ?? []);
+  return provider;
+}
+
+function readHeaders(reader: ConfigReader, value: unknown, path: readonly string[], what: string): Readonly<Record<string, string>> {
+  if (value === undefined || value === null) return Object.freeze({});
+  const map = reader.map(value, path, `${what} headers`);
+  const headers: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(map)) {
+    headers[name] = reader.string(raw, [...path, name], `${what} header ${name}`).value;
+  }
+  return Object.freeze(headers);
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

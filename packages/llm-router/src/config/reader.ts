@@ -1,0 +1,91 @@
+import type { Settings } from '../types.js';
+import type { ConfigPath, ConfigSource } from './config-source.js';
+import { parseDuration } from './durations.js';
+import { interpolateEnv, type Env, type Interpolated } from './interpolate.js';
+import { SETTING_SPECS } from './schema.js';
+
+export type RawMap = Record<string, unknown>;
+
+/**
+ * Typed reads from the parsed YAML. Each read either returns a valid value or
+ * fails through the source with the path's line and the alias in question.
+ */
+export class ConfigReader {
+  constructor(
+    readonly source: ConfigSource,
+    readonly env: Env,
+  ) {}
+
+  fail(path: ConfigPath, message: string, alias?: string, atKey = false): never {
+    return this.source.fail(path, message, { alias, atKey });
+  }
+
+  map(value: unknown, path: ConfigPath, what: string, alias?: string): RawMap {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      this.fail(path, `${what} must be a map of key: value`, alias);
+    }
+    return value as RawMap;
+  }
+
+  /** Rejects any key not in `allowed`, naming it and the keys that are valid there. */
+  keys(map: RawMap, allowed: readonly string[], path: ConfigPath, what: string, alias?: string): void {
+    for (const key of Object.keys(map)) {
+      if (!allowed.includes(key)) {
+        this.fail([...path, key], `unknown key "${key}" in ${what} (allowed: ${allowed.join(', ')})`, alias, true);
+      }
+    }
+  }
+
+  /** A string with `${VAR}` interpolated; numbers are accepted as their text. */
+  string(value: unknown, path: ConfigPath, what: string, alias?: string): Interpolated {
+    if (typeof value === 'number') return { value: String(value), variables: [] };
+    if (typeof value !== 'string') this.fail(path, `${what} must be a string`, alias);
+    return interpolateEnv(value, this.env);
+  }
+
+  boolean(value: unknown, path: ConfigPath, what: string, alias?: string): boolean {
+    if (typeof value === 'boolean') return value;
+    const text = typeof value === 'string' ? interpolateEnv(value, this.env).value.trim() : undefined;
+    if (text === 'true') return true;
+    if (text === 'false') return false;
+    return this.fail(path, `${what} must be true or false`, alias);
+  }
+
+  /** A whole number ≥ min (strings allowed so `${RETRIES:-0}` works). */
+  count(value: unknown, path: ConfigPath, what: string, min: number, alias?: string): number {
+    const text = typeof value === 'string' ? interpolateEnv(value, this.env).value.trim() : undefined;
+    const number = typeof value === 'number' ? value : text !== undefined && /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isInteger(number) || number < min) {
+      this.fail(path, `${what} must be a whole number ≥ ${min}, got ${JSON.stringify(value)}`, alias);
+    }
+    return number;
+  }
+
+  duration(value: unknown, path: ConfigPath, what: string, positive: boolean, alias?: string): number {
+    const text = typeof value === 'string' ? interpolateEnv(value, this.env).value : value;
+    const ms = parseDuration(text);
+    if (ms === undefined || (positive && ms === 0)) {
+      const shape = positive ? 'a positive duration' : 'a duration';
+      this.fail(path, `${what} must be ${shape} such as "30s", "500ms", "2m", "1h" or a number of ms, got ${JSON.stringify(value)}`, alias);
+    }
+    return ms;
+  }
+
+  /** A `settings:` block → the fields it overrides (absent keys stay undefined). */
+  settings(value: unknown, path: ConfigPath, alias?: string): Partial<Settings> {
+    if (value === undefined || value === null) return {};
+    const map = this.map(value, path, 'settings', alias);
+    this.keys(map, Object.keys(SETTING_SPECS), path, 'settings', alias);
+    const result: Partial<Settings> = {};
+    for (const [key, raw] of Object.entries(map)) {
+      const spec = SETTING_SPECS[key];
+      if (spec === undefined) continue; // unreachable: keys() rejected it
+      const at = [...path, key];
+      result[spec.field] =
+        spec.kind === 'duration'
+          ? this.duration(raw, at, `settings.${key}`, spec.positive === true, alias)
+          : this.count(raw, at, `settings.${key}`, spec.min, alias);
+    }
+    return result;
+  }
+}

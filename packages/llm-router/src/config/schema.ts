@@ -1,0 +1,61 @@
+import type { OnAllUnhealthy, ProviderType, Settings, Strategy } from '../types.js';
+
+/**
+ * The YAML vocabulary: every key the loader accepts at each level. Anything else
+ * is rejected, because a typo (`unhealty_period`) silently ignored would leave
+ * an operator believing a setting is in force when it is not.
+ */
+
+export const TOP_LEVEL_KEYS = ['settings', 'background_concurrency', 'providers', 'aliases'] as const;
+
+export const PROVIDER_KEYS = [
+  'type',
+  'base_url',
+  'api_key',
+  'api_key_required',
+  'check_models',
+  'options',
+  'headers',
+  'settings',
+] as const;
+
+export const ALIAS_KEYS = [
+  'description',
+  'strategy',
+  'on_all_unhealthy',
+  'fail_over_on_empty',
+  'settings',
+  'chain',
+] as const;
+
+export const TARGET_KEYS = ['target', 'weight', 'settings'] as const;
+
+export const STRATEGIES: readonly Strategy[] = ['failover', 'round_robin', 'weighted', 'least_busy'];
+
+export const ON_ALL_UNHEALTHY: readonly OnAllUnhealthy[] = ['fail', 'try_anyway'];
+
+export const PROVIDER_TYPES: readonly ProviderType[] = ['openai', 'ollama'];
+
+type SettingSpec =
+  | { readonly field: keyof Settings; readonly kind: 'duration'; readonly positive?: boolean }
+  | { readonly field: keyof Settings; readonly kind: 'count'; readonly min: number };
+
+/** YAML `settings:` keys (snake_case, human durations) → Settings fields (ms). */
+export const SETTING_SPECS: Readonly<Record<string, SettingSpec>> = {
+  // A zero interval would probe in a busy loop, a zero timeout would fail every probe.
+  probe_interval: { field: 'probeIntervalMs', kind: 'duration', positive: true },
+  probe_timeout: { field: 'probeTimeoutMs', kind: 'duration', positive: true },
+  failure_threshold: { field: 'failureThreshold', kind: 'count', min: 1 },
+  unhealthy_period: { field: 'unhealthyPeriodMs', kind: 'duration' },
+  rate_limit_cooldown: { field: 'rateLimitCooldownMs', kind: 'duration' },
+  connect_timeout: { field: 'connectTimeoutMs', kind: 'duration', positive: true },
+  first_byte_timeout: { field: 'firstByteTimeoutMs', kind: 'duration', positive: true },
+  retries: { field: 'retries', kind: 'count', min: 0 },
+  retry_max_wait: { field: 'retryMaxWaitMs', kind: 'duration' },
+};
+
+/** Alias names live in the reserved `mana/` namespace: `mana/` + a lowercase slug. */
+export const ALIAS_NAME = /^mana\/[a-z0-9][a-z0-9._-]*$/;
+
+/** Provider names become the `provider/` prefix of targets. */
+export const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
