@@ -1,0 +1,77 @@
+import type { ToolCall } from './types.js';
+
+/** An answer with every default resolved; what the dialects render. */
+export interface ResolvedAnswer {
+  /** null only for OpenAI tool-call answers without text. */
+  content: string | null;
+  /** Content split for streaming (empty when there is no text). */
+  parts: string[];
+  toolCalls: ToolCall[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+  /** As given by the behaviour; each dialect applies its own default. */
+  finishReason: string | undefined;
+}
+
+/** A stream rendered once to bytes, so serving it is a few socket writes. */
+export interface RenderedStream {
+  /** One element per content or tool-call chunk (what chunk counts refer to). */
+  frames: Buffer[];
+  /** Finish chunk(s), usage and terminator. */
+  end: Buffer;
+  /** frames + end, for the unpaced fast path. */
+  full: Buffer;
+  /** The dialect's in-band error event. */
+  error: Buffer;
+}
+
+/**
+ * What differs between the OpenAI-compatible and the Ollama-native wire formats. The
+ * fault machinery (pacing, cuts, hangs, status) is shared and lives in respond.ts.
+ */
+export interface Dialect {
+  readonly kind: 'openai' | 'ollama';
+  readonly chatPaths: ReadonlySet<string>;
+  readonly probePaths: ReadonlySet<string>;
+  readonly streamContentType: string;
+  /** Ollama streams unless told `stream: false`; OpenAI only with `stream: true`. */
+  wantsStream(body: unknown): boolean;
+  /** OpenAI: `stream_options.include_usage`; Ollama always reports counts. */
+  wantsUsage(body: unknown): boolean;
+  renderJson(answer: ResolvedAnswer, model: string): Buffer;
+  renderStream(answer: ResolvedAnswer, model: string, includeUsage: boolean): RenderedStream;
+  /** Complete body of a stream with no chunks at all. */
+  emptyStream(): Buffer;
+  malformedJson(): Buffer;
+  malformedStream(): Buffer;
+  /** Default error body for a status fault. */
+  errorBody(status: number, model: string): Buffer;
+  modelsBody(models: readonly string[]): Buffer;
+  /** Extra GET routes (e.g. Ollama's "Ollama is running" root); not counted as probes. */
+  extraGet?(path: string): Buffer | undefined;
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** Split text into at most n pieces of near-equal length, by code point (never splits a surrogate pair). */
+export function splitContent(text: string, n: number): string[] {
+  if (text === '') return [];
+  const cps = Array.from(text);
+  const count = Math.max(1, Math.min(Math.floor(n), cps.length));
+  const parts: string[] = [];
+  for (let i = 0; i < count; i++) {
+    parts.push(cps.slice(Math.floor((i * cps.length) / count), Math.floor(((i + 1) * cps.length) / count)).join(''));
+  }
+  return parts;
+}
+
+export const argumentsAsString = (a: string | Record<string, unknown>): string => (typeof a === 'string' ? a : JSON.stringify(a));
+
+export function argumentsAsObject(a: string | Record<string, unknown>): Record<string, unknown> {
+  if (typeof a !== 'string') return a;
+  try {
+    const parsed: unknown = JSON.parse(a);
+    return isObject(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,167 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { splitContent, type Dialect, type RenderedStream, type ResolvedAnswer } from './dialect.js';
+import type { AnswerBehavior, FakeBehavior } from './types.js';
+
+const DEFAULT_CHUNKS = 3;
+const DEFAULT_PROMPT_TOKENS = 10;
+const EMPTY_ANSWER: AnswerBehavior = Object.freeze({ kind: 'answer', content: '' }) as AnswerBehavior;
+
+/** One chat request being answered. */
+export interface Exchange {
+  readonly res: ServerResponse;
+  /** The response is over (ended, or the connection closed): pending steps must do nothing. */
+  finished: boolean;
+  /** We closed the socket on purpose (cut/destroy/stop), so the close is not the client's doing. */
+  selfClosed: boolean;
+  /** The one pending pacing/delay timer, cleared when the exchange finishes or the fake closes. */
+  timer: NodeJS.Timeout | undefined;
+}
+
+type Rendered =
+  | { readonly stream: false; readonly headers: OutgoingHttpHeaders; readonly body: Buffer }
+  | { readonly stream: true; readonly headers: OutgoingHttpHeaders; readonly parts: RenderedStream };
+
+function later(ex: Exchange, ms: number, step: () => void): void {
+  ex.timer = setTimeout(() => {
+    ex.timer = undefined;
+    if (!ex.finished) step();
+  }, ms);
+}
+
+/** Abrupt end: flush what was written, then close the socket with no terminator. */
+function cut(ex: Exchange, data: Buffer): void {
+  ex.selfClosed = true;
+  const socket = ex.res.socket;
+  if (data.length > 0) ex.res.write(data);
+  else ex.res.flushHeaders();
+  socket?.end(() => socket.destroy());
+}
+
+/**
+ * Turns a behaviour into bytes on the wire. Answers are rendered once per (behaviour object,
+ * model, stream, usage) and cached, so the hot path is a lookup plus one or two writes —
+ * the benchmark measures gateway overhead against this fake in fractions of a millisecond.
+ */
+export class Responder {
+  readonly #cache = new WeakMap<FakeBehavior, Map<string, Rendered>>();
+
+  constructor(
+    private readonly dialect: Dialect,
+    private readonly name: string | undefined,
+  ) {}
+
+  respond(ex: Exchange, behavior: FakeBehavior, model: string, body: unknown, stream: boolean): void {
+    const { res } = ex;
+    switch (behavior.kind) {
+      case 'answer':
+        return this.#answer(ex, behavior, behavior, model, body, stream);
+      case 'empty_answer':
+        return this.#answer(ex, EMPTY_ANSWER, behavior, model, body, stream);
+      case 'empty_stream':
+        if (!stream) return this.#answer(ex, EMPTY_ANSWER, behavior, model, body, stream);
+        res.writeHead(200, { 'content-type': this.dialect.streamContentType, 'cache-control': 'no-cache' });
+        res.end(this.dialect.emptyStream());
+        return;
+      case 'malformed_json': {
+        const data = stream ? this.dialect.malformedStream() : this.dialect.malformedJson();
+        res.writeHead(200, { 'content-type': stream ? this.dialect.streamContentType : 'application/json', 'content-length': data.length });
+        res.end(data);
+        return;
+      }
+      case 'status': {
+        const data =
+          behavior.body === undefined
+            ? this.dialect.errorBody(behavior.status, model)
+            : Buffer.from(typeof behavior.body === 'string' ? behavior.body : JSON.stringify(behavior.body));
+        res.writeHead(behavior.status, { 'content-type': 'application/json', 'content-length': data.length, ...behavior.headers });
+        res.end(data);
+        return;
+      }
+      case 'hang':
+        // Nothing: the exchange stays open until the client leaves or the fake stops.
+        return;
+      case 'destroy':
+        ex.selfClosed = true;
+        res.socket?.destroy();
+        return;
+    }
+  }
+
+  #answer(ex: Exchange, a: AnswerBehavior, key: FakeBehavior, model: string, body: unknown, stream: boolean): void {
+    const usage = stream && this.dialect.wantsUsage(body);
+    const r = this.#render(a, key, model, stream, usage);
+    const send = () => (r.stream ? this.#stream(ex, a, r.headers, r.parts) : (ex.res.writeHead(200, r.headers), ex.res.end(r.body)));
+    if (a.headerDelayMs !== undefined && a.headerDelayMs > 0) later(ex, a.headerDelayMs, send);
+    else send();
+  }
+
+  #stream(ex: Exchange, a: AnswerBehavior, headers: OutgoingHttpHeaders, s: RenderedStream): void {
+    const { res } = ex;
+    const n = s.frames.length;
+    // Where the stream stops early, if at all: the earlier of the cut and the error event.
+    let stopAt = n;
+    let tail: 'end' | 'cut' | 'error' = 'end';
+    if (a.errorEventAfterChunks !== undefined) {
+      stopAt = Math.min(a.errorEventAfterChunks, n);
+      tail = 'error';
+    }
+    if (a.cutAfterChunks !== undefined && (tail === 'end' || a.cutAfterChunks < stopAt)) {
+      stopAt = Math.min(a.cutAfterChunks, n);
+      tail = 'cut';
+    }
+    res.writeHead(200, headers);
+    const interval = a.chunkIntervalMs ?? 0;
+    if (interval <= 0) {
+      if (tail === 'end') res.end(s.full);
+      else if (tail === 'error') res.end(Buffer.concat([...s.frames.slice(0, stopAt), s.error]));
+      else cut(ex, Buffer.concat(s.frames.slice(0, stopAt)));
+      return;
+    }
+    // Paced: first chunk right away (with the headers), then one per interval.
+    let i = 0;
+    const step = (): void => {
+      if (i < stopAt) res.write(s.frames[i++]!);
+      if (i < stopAt) return later(ex, interval, step);
+      if (tail === 'end') res.end(s.end);
+      else if (tail === 'error') res.end(s.error);
+      else cut(ex, Buffer.alloc(0));
+    };
+    if (stopAt === 0) res.flushHeaders();
+    step();
+  }
+
+  #render(a: AnswerBehavior, key: FakeBehavior, model: string, stream: boolean, usage: boolean): Rendered {
+    let perBehavior = this.#cache.get(key);
+    if (perBehavior === undefined) this.#cache.set(key, (perBehavior = new Map()));
+    const cacheKey = `${stream ? 's' : 'j'}${usage ? 'u' : '-'}${model}`;
+    let r = perBehavior.get(cacheKey);
+    if (r === undefined) {
+      r = this.#build(a, model, stream, usage);
+      perBehavior.set(cacheKey, r);
+    }
+    return r;
+  }
+
+  #build(a: AnswerBehavior, model: string, stream: boolean, usage: boolean): Rendered {
+    const resolved = this.#resolve(a, model);
+    if (stream) {
+      const headers = { 'content-type': this.dialect.streamContentType, 'cache-control': 'no-cache', ...a.headers };
+      return { stream: true, headers, parts: this.dialect.renderStream(resolved, model, usage) };
+    }
+    const body = this.dialect.renderJson(resolved, model);
+    return { stream: false, headers: { 'content-type': 'application/json', 'content-length': body.length, ...a.headers }, body };
+  }
+
+  #resolve(a: AnswerBehavior, model: string): ResolvedAnswer {
+    const toolCalls = a.toolCalls ?? [];
+    const content = a.content ?? (toolCalls.length > 0 ? null : `Hello from ${model}${this.name === undefined ? '' : ` via ${this.name}`}`);
+    const text = content ?? '';
+    return {
+      content,
+      parts: splitContent(text, a.chunks ?? DEFAULT_CHUNKS),
+      toolCalls,
+      usage: a.usage ?? { prompt_tokens: DEFAULT_PROMPT_TOKENS, completion_tokens: Math.ceil(text.length / 4) },
+      finishReason: a.finishReason,
+    };
+  }
+}

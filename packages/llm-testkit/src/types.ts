@@ -1,0 +1,122 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/**
+ * A tool call the fake answers with. OpenAI-shaped; `arguments` may be a JSON string
+ * (OpenAI wire form) or an object (Ollama wire form) — each fake converts to its own form.
+ */
+export interface ToolCall {
+  id?: string;
+  type?: 'function';
+  function: { name: string; arguments: string | Record<string, unknown> };
+}
+
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export interface AnswerBehavior {
+  kind: 'answer';
+  /** Default: `Hello from <model>` (plus ` via <name>` when the fake has a name); no text when toolCalls are given. */
+  content?: string;
+  toolCalls?: ToolCall[];
+  /** Default: prompt 10, completion = ceil(content length / 4). */
+  usage?: FakeUsage;
+  /** Addition: finish_reason (OpenAI) / done_reason (Ollama). Default: OpenAI `tool_calls` with tool calls else `stop`; Ollama `stop`. */
+  finishReason?: string;
+  /** When the request streams, split content into N chunks (default 3). */
+  chunks?: number;
+  /** Pause between chunks (default 0: the whole stream goes out in one write). */
+  chunkIntervalMs?: number;
+  /** Wait before sending status + headers. */
+  headerDelayMs?: number;
+  /** Extra response headers (e.g. x-ratelimit-remaining-requests). */
+  headers?: Record<string, string>;
+  /** Stream only: close the socket after N chunks, with no terminator ([DONE] / done:true). */
+  cutAfterChunks?: number;
+  /** Stream only: send an error event after N chunks (0 = before the first delta), then end cleanly. */
+  errorEventAfterChunks?: number;
+}
+
+export type FakeBehavior =
+  | AnswerBehavior
+  /** 4xx/5xx/429. Default body: the dialect's error JSON. Headers e.g. `retry-after`. */
+  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
+  /** Accept the request and never answer (until the client closes or the fake stops). */
+  | { kind: 'hang' }
+  /** 200 with empty content and no tool calls; stream: role chunk, finish, [DONE]. */
+  | { kind: 'empty_answer' }
+  /** Stream: headers then the terminator with no chunks. Non-stream: same as empty_answer. */
+  | { kind: 'empty_stream' }
+  /** 200 with a body that is not JSON (stream: a `data: {not json` line). */
+  | { kind: 'malformed_json' }
+  /** Accept the request, then destroy the socket without any response. */
+  | { kind: 'destroy' };
+
+export type FakeBehaviorKind = FakeBehavior['kind'];
+
+export interface RecordedRequest {
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  /** As received; includes `authorization` so tests can check the key was sent. Never printed by the testkit. */
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON, or the raw string when the body is not JSON (undefined when empty). */
+  body: unknown;
+  model: string | undefined;
+  /** Addition: whether the fake treated the request as streaming (Ollama: `stream` absent = true). */
+  stream: boolean;
+  /** Addition: the behaviour chosen for this request (undefined for probes). */
+  behavior?: FakeBehavior;
+  /** Date.now() when the body had been read. */
+  at: number;
+  /** True when the client closed the connection before the response ended. */
+  closedByClient: boolean;
+  closedAt?: number;
+}
+
+export interface FakeUpstreamOptions {
+  host?: string;
+  port?: number;
+  /** Models listed by the probe endpoint, in addition to those given an `on()`. */
+  models?: string[];
+  /** Behaviour for requests with no matching `on()` (default: a plain answer). */
+  default?: FakeBehavior;
+  /** Addition: appended to the default content (`Hello from <model> via <name>`) to tell fakes apart. */
+  name?: string;
+  /** Addition: keep RecordedRequest objects (default true). Counts and waiters work either way; false keeps memory flat in benchmarks. */
+  record?: boolean;
+}
+
+export interface FakeUpstream {
+  readonly kind: 'openai' | 'ollama';
+  /** http://127.0.0.1:PORT */
+  readonly url: string;
+  /** openai: `${url}/v1`; ollama: url */
+  readonly baseUrl: string;
+  readonly port: number;
+  /** Chat requests, oldest first. */
+  readonly requests: RecordedRequest[];
+  /** Addition: probe requests (GET models / tags), oldest first. */
+  readonly probes: RecordedRequest[];
+  /** Behaviour for a model ('*' = any). An array is consumed one per request, the last one repeats. */
+  on(model: string, behavior: FakeBehavior | FakeBehavior[]): void;
+  setModels(models: string[]): void;
+  /** Probes answer this status (an error body unless 200). 200 restores normal listings. */
+  setProbeStatus(status: number): void;
+  count(model?: string): number;
+  probeCount(): number;
+  /** The oldest matching request not handed out by an earlier call; otherwise waits for the next one. */
+  waitForRequest(predicate?: (request: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
+  /** The oldest client-closed request not handed out by an earlier call; otherwise waits for the next one. */
+  waitForClientClose(timeoutMs?: number): Promise<RecordedRequest>;
+  openConnections(): number;
+  /** Forget requests, probes, behaviours, models set by setModels and the probe status. */
+  reset(): void;
+  /** Stop listening and drop every connection (like a crashed process); the port is kept. */
+  stop(): Promise<void>;
+  /** Listen again on the same port. */
+  restart(): Promise<void>;
+  /** Stop for good: destroy sockets, clear timers, reject pending waiters. */
+  close(): Promise<void>;
+}
