@@ -37,14 +37,14 @@ describe('fake Ollama upstream', () => {
     fake.on('llama3', { kind: 'answer', content: 'hey', usage: { prompt_tokens: 5, completion_tokens: 2 } });
     const res = await chat({ model: 'llama3', stream: false });
     expect(res.headers.get('content-type')).toBe('application/json');
-    const body = await res.json();
+    const body = (await res.json()) as { created_at: string };
     expect(body).toMatchObject({ model: 'llama3', message: { role: 'assistant', content: 'hey' }, done: true, done_reason: 'stop', prompt_eval_count: 5, eval_count: 2 });
     expect(Number.isNaN(Date.parse(body.created_at))).toBe(false);
   });
 
   test('tool calls carry arguments as an object', async () => {
     fake.on('m', { kind: 'answer', toolCalls: [{ function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] });
-    const body = await (await chat({ model: 'm', stream: false })).json();
+    const body = (await (await chat({ model: 'm', stream: false })).json()) as { message: { tool_calls: unknown } };
     expect(body.message.tool_calls).toEqual([{ function: { index: 0, name: 'get_weather', arguments: { city: 'Oslo' } } }]);
     const ls = lines(await (await chat({ model: 'm' })).text());
     expect(ls[0]).toMatchObject({ done: false, message: { tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Oslo' } } }] } });
@@ -57,7 +57,7 @@ describe('fake Ollama upstream', () => {
 
   test('GET /api/tags lists models in Ollama shape; probe status override', async () => {
     fake.on('gemma3:12b', { kind: 'answer' });
-    const tags = await (await fetch(`${fake.url}/api/tags`)).json();
+    const tags = (await (await fetch(`${fake.url}/api/tags`)).json()) as { models: unknown[] };
     expect(tags.models).toEqual([expect.objectContaining({ name: 'gemma3:12b', model: 'gemma3:12b' })]);
     fake.setProbeStatus(503);
     const res = await fetch(`${fake.url}/api/tags`);

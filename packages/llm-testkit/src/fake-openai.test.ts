@@ -35,7 +35,7 @@ describe('fake OpenAI upstream', () => {
     const res = await chat({ model: 'gpt-4o-mini' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
-    const body = await res.json();
+    const body = (await res.json()) as { id: string; created: number };
     expect(body).toMatchObject({
       object: 'chat.completion',
       model: 'gpt-4o-mini',
@@ -70,7 +70,7 @@ describe('fake OpenAI upstream', () => {
 
   test('tool calls: arguments as a JSON string, finish_reason tool_calls, in both modes', async () => {
     fake.on('m', { kind: 'answer', toolCalls: [{ id: 'call_1', function: { name: 'get_weather', arguments: { city: 'Oslo' } } }] });
-    const body = await (await chat({ model: 'm' })).json();
+    const body = (await (await chat({ model: 'm' })).json()) as { choices: unknown[] };
     expect(body.choices[0]).toMatchObject({
       message: { content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
       finish_reason: 'tool_calls',
