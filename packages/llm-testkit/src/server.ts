@@ -43,7 +43,6 @@ class FakeUpstreamServer implements FakeUpstream {
   #modelsBody: Buffer | undefined; // cached probe answer, dropped when the listing changes
   #probeStatus = 200;
   #listening = false;
-  #stopping = false; // closes we cause (stop/close) are not the client's doing
   #closed = false;
 
   constructor(dialect: Dialect, options: FakeUpstreamOptions) {
@@ -135,8 +134,8 @@ class FakeUpstreamServer implements FakeUpstream {
     this.#listening = false;
     // Like a crashed process: in-flight and idle connections die with the listener.
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
-    this.#dropEverything();
-    await closed;
+    const gone = this.#dropEverything();
+    await Promise.all([closed, gone]);
   }
 
   async restart(): Promise<void> {
@@ -149,19 +148,23 @@ class FakeUpstreamServer implements FakeUpstream {
     if (this.#closed) return;
     this.#closed = true;
     await this.stop();
-    this.#dropEverything();
+    await this.#dropEverything();
     this.#recorder.close();
   }
 
-  #dropEverything(): void {
-    this.#stopping = true;
+  /** Resolves once every socket has emitted 'close', so no handle outlives stop()/close(). */
+  #dropEverything(): Promise<void> {
+    // Socket 'close' events come later, asynchronously: marking the exchanges now is what
+    // keeps these closes from being blamed on the client.
     for (const ex of this.#inflight) {
       if (ex.timer !== undefined) clearTimeout(ex.timer);
       ex.timer = undefined;
       ex.selfClosed = true;
     }
-    for (const socket of this.#sockets) socket.destroy();
-    this.#stopping = false;
+    const sockets = [...this.#sockets];
+    const gone = Promise.all(sockets.map((socket) => new Promise<void>((resolve) => socket.once('close', () => resolve()))));
+    for (const socket of sockets) socket.destroy();
+    return gone.then(() => undefined);
   }
 
   #listing(): Buffer {
@@ -211,7 +214,7 @@ class FakeUpstreamServer implements FakeUpstream {
       this.#inflight.delete(ex);
       if (ex.timer !== undefined) clearTimeout(ex.timer);
       // 'close' without a finished response: the connection went away mid-request.
-      if (!res.writableFinished && !ex.selfClosed && !this.#stopping) this.#recorder.clientClosed(record);
+      if (!res.writableFinished && !ex.selfClosed) this.#recorder.clientClosed(record);
     });
     this.#recorder.request(record);
     this.#responder.respond(ex, behavior, model ?? 'unknown', body, stream);
