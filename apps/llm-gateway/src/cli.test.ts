@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG_PATH, DEFAULT_MAX_BODY_BYTES, isLoopbackHost, parseCli, parseDuration, parseSize } from './cli.js';
+
+function run(argv: string[], env: Record<string, string | undefined> = {}) {
+  const result = parseCli(argv, env);
+  if (result.kind !== 'run') throw new Error(`expected options, got ${result.kind}: ${'message' in result ? result.message : ''}`);
+  return result.options;
+}
+
+describe('parseCli', () => {
+  it('has documented defaults', () => {
+    const o = run([]);
+    expect(o).toMatchObject({
+      host: '127.0.0.1',
+      port: 3025,
+      apiKeys: [],
+      adminKey: undefined,
+      logLevel: 'info',
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      shutdownGraceMs: 25_000,
+      insecure: false,
+      configPath: DEFAULT_CONFIG_PATH,
+    });
+    expect(DEFAULT_MAX_BODY_BYTES).toBe(20 * 1024 * 1024);
+    expect(DEFAULT_CONFIG_PATH).toMatch(/llm-gateway[/\\]aliases\.yaml$/);
+  });
+
+  it('reads the environment, and flags win over it', () => {
+    const env = { MANA_LLM_CONFIG: 'env.yaml', HOST: '127.0.0.2', PORT: '4000', LOG_LEVEL: 'debug', MANA_LLM_MAX_BODY: '1mb' };
+    expect(run([], env)).toMatchObject({ configPath: 'env.yaml', host: '127.0.0.2', port: 4000, logLevel: 'debug', maxBodyBytes: 1024 ** 2 });
+    expect(run(['--config', 'a.yaml', '--port', '0', '--host', 'localhost', '--log-level', 'warn', '--max-body', '512kb'], env)).toMatchObject({
+      configPath: 'a.yaml',
+      port: 0,
+      host: 'localhost',
+      logLevel: 'warn',
+      maxBodyBytes: 512 * 1024,
+    });
+  });
+
+  it('splits API keys and reads the admin key from the environment only', () => {
+    const o = run([], { MANA_LLM_API_KEYS: ' k1, ,k2 ', MANA_LLM_ADMIN_KEY: 'adm' });
+    expect(o.apiKeys).toEqual(['k1', 'k2']);
+    expect(o.adminKey).toBe('adm');
+    expect(parseCli(['--api-keys', 'x'], {}).kind).toBe('error');
+  });
+
+  it('refuses a non-loopback host without keys, and says why', () => {
+    const result = parseCli(['--host', '0.0.0.0'], {});
+    expect(result.kind).toBe('error');
+    expect(result.kind === 'error' && result.message).toMatch(/Refusing to listen on 0\.0\.0\.0 without API keys.*MANA_LLM_API_KEYS.*--insecure/s);
+    expect(run(['--host', '0.0.0.0', '--insecure']).insecure).toBe(true);
+    expect(run(['--host', '0.0.0.0'], { MANA_LLM_API_KEYS: 'k' }).host).toBe('0.0.0.0');
+    expect(parseCli([], { HOST: '::' }).kind).toBe('error');
+  });
+
+  it('rejects bad values with a message', () => {
+    for (const argv of [['--port', 'abc'], ['--port', '70000'], ['--max-body', 'lots'], ['--log-level', 'loud'], ['--shutdown-grace', 'soon'], ['--nope']]) {
+      const result = parseCli(argv, {});
+      expect(result.kind, argv.join(' ')).toBe('error');
+    }
+  });
+
+  it('prints help listing every option', () => {
+    const result = parseCli(['--help'], {});
+    expect(result.kind).toBe('help');
+    const text = result.kind === 'help' ? result.text : '';
+    for (const word of ['--config', 'MANA_LLM_CONFIG', '--host', 'HOST', '--port', 'PORT', 'MANA_LLM_API_KEYS', 'MANA_LLM_ADMIN_KEY', 'LOG_LEVEL', '--max-body', '--insecure', '--shutdown-grace']) {
+      expect(text).toContain(word);
+    }
+  });
+});
+
+describe('sizes, durations, hosts', () => {
+  it('parses sizes', () => {
+    expect(parseSize('1024')).toBe(1024);
+    expect(parseSize('20mb')).toBe(20 * 1024 * 1024);
+    expect(parseSize('1.5KB')).toBe(1536);
+    expect(parseSize('0')).toBeUndefined();
+    expect(parseSize('-1')).toBeUndefined();
+    expect(parseSize('10 parsecs')).toBeUndefined();
+  });
+  it('parses durations', () => {
+    expect(parseDuration('250')).toBe(250);
+    expect(parseDuration('500ms')).toBe(500);
+    expect(parseDuration('10s')).toBe(10_000);
+    expect(parseDuration('2m')).toBe(120_000);
+    expect(parseDuration('1h')).toBeUndefined();
+  });
+  it('knows loopback addresses', () => {
+    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.2', 'example.com']) expect(isLoopbackHost(h), h).toBe(false);
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * Command line and environment options of the gateway. Pure: takes argv and env,
+ * returns options or a message; `main.ts` does the printing and exiting.
+ */
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+export interface GatewayOptions {
+  /** YAML alias config path. */
+  readonly configPath: string;
+  readonly host: string;
+  readonly port: number;
+  /** Bearer keys accepted on /v1/*; empty = auth off. Never logged. */
+  readonly apiKeys: readonly string[];
+  /** Key for /admin/*; undefined = admin routes disabled. Never logged. */
+  readonly adminKey: string | undefined;
+  readonly logLevel: string;
+  /** Largest accepted request body, in bytes. */
+  readonly maxBodyBytes: number;
+  /** How long SIGTERM/SIGINT waits for in-flight requests and streams, in ms. */
+  readonly shutdownGraceMs: number;
+  readonly insecure: boolean;
+}
+
+export type CliResult =
+  | { readonly kind: 'run'; readonly options: GatewayOptions }
+  | { readonly kind: 'help'; readonly text: string }
+  | { readonly kind: 'error'; readonly message: string };
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 3025;
+export const DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024; // 20 MB
+export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000; // 25 s: below Kubernetes' default 30 s termination grace
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The aliases.yaml shipped next to the package (dist/../aliases.yaml). */
+export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../aliases.yaml', import.meta.url));
+
+export const HELP_TEXT = `mana-llm-gateway — OpenAI-compatible LLM gateway with semantic aliases and failover
+
+Usage: node dist/main.js [options]
+
+Options (a flag wins over its environment variable):
+  --config <path>        Alias config (YAML). Env MANA_LLM_CONFIG.
+                         Default: the package's aliases.yaml.
+  --host <address>       Listen address. Env HOST. Default ${DEFAULT_HOST}.
+  --port <n>             Listen port (0 = any free port). Env PORT. Default ${DEFAULT_PORT}.
+  --max-body <size>      Largest request body: bytes or 512kb / 20mb. Env MANA_LLM_MAX_BODY.
+                         Default 20mb.
+  --shutdown-grace <d>   Time SIGTERM/SIGINT lets in-flight requests and streams finish:
+                         ms or 10s / 2m. Env MANA_LLM_SHUTDOWN_GRACE. Default 25s.
+  --log-level <level>    ${LOG_LEVELS.join(' | ')}. Env LOG_LEVEL. Default info.
+  --insecure             Allow a non-loopback --host without API keys.
+  -h, --help             Show this text.
+
+Secrets (environment only, so they never show in a process list):
+  MANA_LLM_API_KEYS      Comma-separated bearer keys clients must send on /v1/*.
+                         Unset = no auth (only allowed on a loopback address).
+  MANA_LLM_ADMIN_KEY     Bearer key for POST /admin/reload. Unset = admin routes disabled.
+  Provider keys (GROQ_API_KEY, OPENROUTER_API_KEY, GOOGLE_API_KEY, TOGETHER_API_KEY) and
+  OLLAMA_URL are read by the config file's \${VAR} references.
+
+Signals: SIGHUP reloads the config; SIGTERM/SIGINT drain and exit 0.
+`;
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+const DURATION_UNITS: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000 };
+
+/** `20mb` → 20971520; `1024` → 1024; invalid → undefined. */
+export function parseSize(text: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]?b)?\s*$/i.exec(text);
+  if (!match) return undefined;
+  const unit = SIZE_UNITS[(match[2] ?? '').toLowerCase()];
+  if (unit === undefined) return undefined;
+  const bytes = Math.floor(Number(match[1]) * unit);
+  return bytes > 0 ? bytes : undefined;
+}
+
+/** `25s` → 25000; `500ms` → 500; `2m` → 120000; `100` → 100 (ms); invalid → undefined. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/i.exec(text);
+  if (!match) return undefined;
+  const unit = DURATION_UNITS[(match[2] ?? '').toLowerCase()];
+  if (unit === undefined) return undefined;
+  return Math.round(Number(match[1]) * unit);
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1';
+}
+
+function splitKeys(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return value
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k.length > 0);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+export function parseCli(argv: readonly string[], env: Record<string, string | undefined>): CliResult {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        config: { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'max-body': { type: 'string' },
+        'shutdown-grace': { type: 'string' },
+        'log-level': { type: 'string' },
+        insecure: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (error) {
+    return { kind: 'error', message: `${(error as Error).message}\nRun with --help to list the options.` };
+  }
+  if (values.help) return { kind: 'help', text: HELP_TEXT };
+
+  const configPath = nonEmpty(values.config) ?? nonEmpty(env.MANA_LLM_CONFIG) ?? DEFAULT_CONFIG_PATH;
+  const host = nonEmpty(values.host) ?? nonEmpty(env.HOST) ?? DEFAULT_HOST;
+
+  const portText = nonEmpty(values.port) ?? nonEmpty(env.PORT);
+  let port = DEFAULT_PORT;
+  if (portText !== undefined) {
+    if (!/^\d+$/.test(portText) || Number(portText) > 65_535) {
+      return { kind: 'error', message: `Invalid port "${portText}": expected an integer from 0 to 65535.` };
+    }
+    port = Number(portText);
+  }
+
+  const maxBodyText = nonEmpty(values['max-body']) ?? nonEmpty(env.MANA_LLM_MAX_BODY);
+  let maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
+  if (maxBodyText !== undefined) {
+    const parsed = parseSize(maxBodyText);
+    if (parsed === undefined) {
+      return { kind: 'error', message: `Invalid --max-body "${maxBodyText}": expected bytes or a size such as 512kb or 20mb.` };
+    }
+    maxBodyBytes = parsed;
+  }
+
+  const graceText = nonEmpty(values['shutdown-grace']) ?? nonEmpty(env.MANA_LLM_SHUTDOWN_GRACE);
+  let shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS;
+  if (graceText !== undefined) {
+    const parsed = parseDuration(graceText);
+    if (parsed === undefined) {
+      return { kind: 'error', message: `Invalid --shutdown-grace "${graceText}": expected ms or a duration such as 10s or 2m.` };
+    }
+    shutdownGraceMs = parsed;
+  }
+
+  const logLevel = (nonEmpty(values['log-level']) ?? nonEmpty(env.LOG_LEVEL) ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    return { kind: 'error', message: `Invalid log level "${logLevel}": expected one of ${LOG_LEVELS.join(', ')}.` };
+  }
+
+  const apiKeys = splitKeys(env.MANA_LLM_API_KEYS);
+  const adminKey = nonEmpty(env.MANA_LLM_ADMIN_KEY);
+  const insecure = values.insecure === true;
+
+  if (!isLoopbackHost(host) && apiKeys.length === 0 && !insecure) {
+    return {
+      kind: 'error',
+      message:
+        `Refusing to listen on ${host} without API keys: anyone who can reach that address could ` +
+        `send requests billed to your provider keys. Set MANA_LLM_API_KEYS=key1,key2, ` +
+        `listen on a loopback address (--host 127.0.0.1), or pass --insecure if a proxy in front does the auth.`,
+    };
+  }
+
+  return {
+    kind: 'run',
+    options: { configPath, host, port, apiKeys, adminKey, logLevel, maxBodyBytes, shutdownGraceMs, insecure },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * What the routes share: the router, metrics, logger, options and process state.
+ * Built once in `gateway.ts`; routes take it as their first argument.
+ */
+import type { ReloadResult, Router } from '@mana/llm-router';
+import type { KeyChecker } from './http/auth.js';
+import type { ResponseState } from './http/respond.js';
+import type { Logger } from './logging.js';
+import type { GatewayMetrics } from './metrics/metrics.js';
+
+/** The router methods the gateway uses (a test can pass a stand-in). */
+export type GatewayRouter = Pick<
+  Router,
+  'config' | 'execute' | 'reload' | 'startProbes' | 'close' | 'health' | 'aliases' | 'models' | 'on'
+>;
+
+export interface GatewayState extends ResponseState {
+  /** Config loaded and listening; false again once shutdown begins. */
+  ready: boolean;
+}
+
+export interface GatewayContext {
+  readonly router: GatewayRouter;
+  readonly metrics: GatewayMetrics;
+  readonly logger: Logger;
+  readonly apiKeys: KeyChecker;
+  /** Undefined when MANA_LLM_ADMIN_KEY is unset (admin routes disabled). */
+  readonly adminKey: KeyChecker | undefined;
+  readonly maxBodyBytes: number;
+  readonly state: GatewayState;
+  /** Reloads the config file, counting and logging the result. */
+  reload(trigger: 'signal' | 'admin'): Promise<ReloadResult>;
+}

@@ -1,0 +1,121 @@
+/**
+ * Wiring: config → router → metrics/logging → HTTP server. Used by `main.ts`
+ * (the process) and `demo.ts` (in-process), so both run the same gateway.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRouter, loadConfigFile, type ReloadResult } from '@mana/llm-router';
+import type { GatewayOptions } from './cli.js';
+import type { GatewayContext, GatewayRouter, GatewayState } from './context.js';
+import { KeyChecker } from './http/auth.js';
+import type { Logger } from './logging.js';
+import { GatewayMetrics } from './metrics/metrics.js';
+import { createReloader, type ReloadTrigger } from './reload.js';
+import { createGatewayServer } from './server.js';
+import { drainAndClose, type ShutdownResult } from './shutdown.js';
+
+export interface Gateway {
+  readonly url: string;
+  readonly port: number;
+  readonly server: Server;
+  readonly router: GatewayRouter;
+  readonly context: GatewayContext;
+  reload(trigger: ReloadTrigger): Promise<ReloadResult>;
+  /** Drains in-flight requests (up to `graceMs`), closes the server and the router. Idempotent. */
+  shutdown(graceMs?: number): Promise<ShutdownResult>;
+}
+
+export interface StartOptions {
+  readonly logger: Logger;
+  readonly env?: Record<string, string | undefined>;
+  /** Collect Node process metrics (default true). */
+  readonly defaultMetrics?: boolean;
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      server.off('listening', onListening);
+      reject(
+        new Error(
+          error.code === 'EADDRINUSE'
+            ? `Port ${port} on ${host} is already in use: stop the other process or pass --port.`
+            : `Cannot listen on ${host}:${port}: ${error.message}`,
+        ),
+      );
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+export async function startGateway(options: GatewayOptions, start: StartOptions): Promise<Gateway> {
+  const { logger } = start;
+  const env = start.env ?? process.env;
+  const config = await loadConfigFile(options.configPath, { env });
+  const router = createRouter({ config, configPath: options.configPath, env });
+
+  const metrics = new GatewayMetrics({ defaultMetrics: start.defaultMetrics });
+  metrics.healthSource(() => router.health());
+  router.on('attempt', (event) => metrics.onAttempt(event));
+  router.on('health', (event) => {
+    const fields = { provider: event.provider, healthy: event.healthy, reason: event.reason };
+    if (event.healthy) logger.info(fields, 'provider healthy');
+    else logger.warn(fields, 'provider unhealthy');
+  });
+
+  const state: GatewayState = { ready: false, draining: false };
+  const reload = createReloader(router, metrics, logger);
+  const context: GatewayContext = {
+    router,
+    metrics,
+    logger,
+    apiKeys: new KeyChecker(options.apiKeys),
+    adminKey: options.adminKey === undefined ? undefined : new KeyChecker([options.adminKey]),
+    maxBodyBytes: options.maxBodyBytes,
+    state,
+    reload,
+  };
+  const server = createGatewayServer(context);
+  let address: AddressInfo;
+  try {
+    address = await listen(server, options.port, options.host);
+  } catch (error) {
+    await router.close();
+    throw error;
+  }
+  router.startProbes();
+  state.ready = true;
+
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info(
+    {
+      url,
+      config: config.source,
+      aliases: [...config.aliases.keys()],
+      auth: options.apiKeys.length > 0 ? `on (${options.apiKeys.length} key${options.apiKeys.length === 1 ? '' : 's'})` : 'off',
+      admin: options.adminKey !== undefined ? 'on' : 'off',
+    },
+    'listening',
+  );
+
+  let shuttingDown: Promise<ShutdownResult> | undefined;
+  return {
+    url,
+    port: address.port,
+    server,
+    router,
+    context,
+    reload,
+    shutdown(graceMs = options.shutdownGraceMs) {
+      shuttingDown ??= drainAndClose(server, router, state, graceMs, logger);
+      return shuttingDown;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { RouterError, type Attempt } from '@mana/llm-router';
+import { errorBody, fromRouterError, gatewayError, upstreamCallsOf } from './errors.js';
+
+const attempts: Attempt[] = [
+  { target: 'local/m1', provider: 'local', model: 'm1', outcome: 'skipped', reason: 'unhealthy', durationMs: 0, failedOver: true },
+  { target: 'cloud/m2', provider: 'cloud', model: 'm2', outcome: 'failed', reason: 'http_503', status: 503, durationMs: 12.345, failedOver: false, detail: '503 Service Unavailable' },
+];
+
+describe('error shaping', () => {
+  it('is OpenAI-shaped with a stable code and the attempts', () => {
+    const body = JSON.parse(errorBody(gatewayError('upstream_failed', 'All targets failed.', { attempts })));
+    expect(body).toEqual({
+      error: {
+        message: 'All targets failed.',
+        type: 'api_error',
+        code: 'upstream_failed',
+        param: null,
+        attempts: [
+          { target: 'local/m1', outcome: 'skipped', reason: 'unhealthy', duration_ms: 0, failed_over: true },
+          { target: 'cloud/m2', outcome: 'failed', reason: 'http_503', status: 503, duration_ms: 12.3, failed_over: false, detail: '503 Service Unavailable' },
+        ],
+      },
+    });
+    expect(upstreamCallsOf(attempts)).toBe(1);
+  });
+
+  it('maps router errors to statuses and codes', () => {
+    const unknown = fromRouterError(new RouterError('unknown_model', 'x', { knownAliases: ['mana/a', 'mana/b'] }), 'gpt-9');
+    expect(unknown).toMatchObject({ status: 404, code: 'model_not_found', param: 'model' });
+    expect(unknown.message).toContain("'gpt-9'");
+    expect(unknown.message).toContain('mana/a, mana/b');
+
+    const none = fromRouterError(new RouterError('no_healthy_provider', 'none', { attempts, retryAfterSeconds: 12.2 }), 'mana/a');
+    expect(none).toMatchObject({ status: 503, code: 'no_healthy_provider', retryAfterSeconds: 13, attempts });
+    expect(fromRouterError(new RouterError('no_healthy_provider', 'none'), undefined).retryAfterSeconds).toBe(1);
+
+    expect(fromRouterError(new RouterError('upstream_failed', 'failed', { attempts }), 'mana/a')).toMatchObject({ status: 502, code: 'upstream_failed' });
+    expect(fromRouterError(new RouterError('stream_interrupted', 'cut'), 'mana/a')).toMatchObject({ status: 502, code: 'stream_interrupted' });
+    expect(fromRouterError(new RouterError('invalid_request', 'bad'), 'mana/a')).toMatchObject({ status: 400, code: 'invalid_request' });
+    expect(fromRouterError(new RouterError('invalid_config', 'oops'), 'mana/a')).toMatchObject({ status: 500, code: 'internal_error' });
+  });
+
+  it('gives each gateway code its documented status', () => {
+    expect(gatewayError('invalid_json', '').status).toBe(400);
+    expect(gatewayError('missing_api_key', '').status).toBe(401);
+    expect(gatewayError('invalid_admin_key', '').status).toBe(403);
+    expect(gatewayError('request_too_large', '').status).toBe(413);
+  });
+});

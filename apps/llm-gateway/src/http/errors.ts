@@ -1,0 +1,130 @@
+/**
+ * OpenAI-shaped error bodies with stable codes: `{"error": {message, type, code, attempts}}`.
+ * Clients switch on `code`; messages are for humans and never carry secrets.
+ */
+import type { Attempt, RouterError } from '@mana/llm-router';
+
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'api_error';
+
+/** Every code the gateway itself produces, with its HTTP status and type. */
+export const GATEWAY_ERRORS = {
+  invalid_json: { status: 400, type: 'invalid_request_error' },
+  invalid_request: { status: 400, type: 'invalid_request_error' },
+  missing_messages: { status: 400, type: 'invalid_request_error' },
+  invalid_type: { status: 400, type: 'invalid_request_error' },
+  invalid_header: { status: 400, type: 'invalid_request_error' },
+  missing_api_key: { status: 401, type: 'authentication_error' },
+  invalid_api_key: { status: 401, type: 'authentication_error' },
+  missing_admin_key: { status: 401, type: 'authentication_error' },
+  invalid_admin_key: { status: 403, type: 'permission_error' },
+  admin_disabled: { status: 403, type: 'permission_error' },
+  not_found: { status: 404, type: 'not_found_error' },
+  model_not_found: { status: 404, type: 'invalid_request_error' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error' },
+  request_too_large: { status: 413, type: 'invalid_request_error' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  client_closed_request: { status: 499, type: 'invalid_request_error' },
+  internal_error: { status: 500, type: 'api_error' },
+  upstream_failed: { status: 502, type: 'api_error' },
+  stream_interrupted: { status: 502, type: 'api_error' },
+  no_healthy_provider: { status: 503, type: 'api_error' },
+  shutting_down: { status: 503, type: 'api_error' },
+} as const satisfies Record<string, { status: number; type: ErrorType }>;
+
+export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
+
+/** An attempt as clients see it in errors (snake_case, no secrets). */
+export interface AttemptJson {
+  target: string;
+  outcome: string;
+  reason: string;
+  status?: number;
+  duration_ms: number;
+  failed_over: boolean;
+  detail?: string;
+}
+
+export interface GatewayError {
+  readonly status: number;
+  readonly code: GatewayErrorCode;
+  readonly message: string;
+  readonly param?: string | undefined;
+  readonly attempts?: readonly Attempt[] | undefined;
+  /** Seconds, for 503 no_healthy_provider. */
+  readonly retryAfterSeconds?: number | undefined;
+}
+
+export function attemptJson(attempt: Attempt): AttemptJson {
+  const out: AttemptJson = {
+    target: attempt.target,
+    outcome: attempt.outcome,
+    reason: attempt.reason,
+    duration_ms: Math.round(attempt.durationMs * 10) / 10,
+    failed_over: attempt.failedOver,
+  };
+  if (attempt.status !== undefined) out.status = attempt.status;
+  if (attempt.detail !== undefined) out.detail = attempt.detail;
+  return out;
+}
+
+export function gatewayError(code: GatewayErrorCode, message: string, extra: Partial<GatewayError> = {}): GatewayError {
+  return { status: GATEWAY_ERRORS[code].status, code, message, ...extra };
+}
+
+/** The JSON text of an OpenAI-shaped error body. */
+export function errorBody(error: GatewayError): string {
+  return JSON.stringify({
+    error: {
+      message: error.message,
+      type: GATEWAY_ERRORS[error.code].type,
+      code: error.code,
+      param: error.param ?? null,
+      attempts: (error.attempts ?? []).map(attemptJson),
+    },
+  });
+}
+
+/** Upstream calls made (attempts that reached the network, i.e. not skipped). */
+export function upstreamCallsOf(attempts: readonly Attempt[]): number {
+  let n = 0;
+  for (const a of attempts) if (a.outcome !== 'skipped') n++;
+  return n;
+}
+
+function aliasList(aliases: readonly string[]): string {
+  return aliases.length === 0 ? '(none configured)' : aliases.join(', ');
+}
+
+/** Maps a RouterError to what the client sees. */
+export function fromRouterError(error: RouterError, requestedModel: string | undefined): GatewayError {
+  const attempts = error.attempts;
+  switch (error.code) {
+    case 'unknown_model':
+      return gatewayError(
+        'model_not_found',
+        `The model '${requestedModel ?? ''}' does not exist. Use one of the aliases: ${aliasList(error.knownAliases)} ` +
+          `(or a configured provider/model).`,
+        { param: 'model' },
+      );
+    case 'invalid_request':
+      return gatewayError('invalid_request', error.message);
+    case 'no_healthy_provider':
+      return gatewayError('no_healthy_provider', error.message, {
+        attempts,
+        retryAfterSeconds: Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1)),
+      });
+    case 'upstream_failed':
+      return gatewayError('upstream_failed', error.message, { attempts });
+    case 'stream_interrupted':
+      return gatewayError('stream_interrupted', error.message, { attempts });
+    case 'aborted':
+      return gatewayError('client_closed_request', 'The client closed the request.', { attempts });
+    default:
+      return gatewayError('internal_error', 'The gateway could not process the request.', { attempts });
+  }
+}

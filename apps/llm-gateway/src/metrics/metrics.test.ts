@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayMetrics, reasonLabel } from './metrics.js';
+
+describe('GatewayMetrics', () => {
+  it('exposes the documented metric names', async () => {
+    const m = new GatewayMetrics({ defaultMetrics: false });
+    m.onAttempt({
+      requestId: 'r1',
+      alias: 'mana/fast-text',
+      attempt: { target: 'local/m1', provider: 'local', model: 'm1', outcome: 'failed', reason: 'connect_refused', durationMs: 1, failedOver: true },
+      nextTarget: 'cloud/m2',
+    });
+    m.onAttempt({
+      requestId: 'r1',
+      alias: 'mana/fast-text',
+      attempt: { target: 'cloud/m2', provider: 'cloud', model: 'm2', outcome: 'ok', reason: 'ok', status: 200, durationMs: 3, failedOver: false },
+      nextTarget: undefined,
+    });
+    m.requestStarted();
+    m.requestFinished({ alias: 'mana/fast-text', target: 'cloud/m2', status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
+    m.healthSource(() => [
+      { provider: 'local', type: 'ollama', configured: true, unconfiguredReason: undefined, healthy: false, lastCheck: null, consecutiveFailures: 2, unhealthyUntil: null, lastError: 'refused' },
+      { provider: 'cloud', type: 'openai', configured: true, unconfiguredReason: undefined, healthy: true, lastCheck: null, consecutiveFailures: 0, unhealthyUntil: null, lastError: null },
+    ]);
+    m.reloaded(false);
+    const text = await m.text();
+    expect(text).toContain('mana_llm_fallback_total{from_model="local/m1",to_model="cloud/m2",reason="connect_refused"} 1');
+    expect(text).toContain('mana_llm_attempts_total{target="local/m1",outcome="failed"} 1');
+    expect(text).toContain('mana_llm_attempts_total{target="cloud/m2",outcome="ok"} 1');
+    expect(text).toContain('mana_llm_requests_total{alias="mana/fast-text",target="cloud/m2",status="200"} 1');
+    expect(text).toContain('mana_llm_alias_resolved_total{alias="mana/fast-text",target="cloud/m2"} 1');
+    expect(text).toContain('mana_llm_provider_healthy{provider="local"} 0');
+    expect(text).toContain('mana_llm_provider_healthy{provider="cloud"} 1');
+    expect(text).toContain('mana_llm_config_reload_total{result="failure"} 1');
+    expect(text).toContain('mana_llm_config_reload_total{result="success"} 0');
+    expect(text).toContain('mana_llm_request_duration_seconds_count{alias="mana/fast-text",stream="false"} 1');
+    expect(text).toContain('mana_llm_time_to_first_byte_seconds_bucket');
+    expect(text).toContain('mana_llm_in_flight_requests 0');
+  });
+
+  it('keeps reason labels bounded', () => {
+    expect(reasonLabel('unconfigured: missing api key (GROQ_API_KEY)')).toBe('unconfigured');
+    expect(reasonLabel('http_503')).toBe('http_503');
+  });
+});

@@ -1,0 +1,163 @@
+/**
+ * Prometheus metrics of the gateway (prom-client, own registry). Names and
+ * labels are an interface: dashboards depend on them (see the README).
+ *
+ * Attempt and fallback counters are fed from the router's `attempt` events,
+ * request counters and histograms by the chat route when a request ends,
+ * provider health is read from the router at scrape time.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AttemptEvent, ProviderHealthView } from '@mana/llm-router';
+
+/** Label value when a request had no alias (a direct `provider/model`). */
+export const DIRECT_ALIAS_LABEL = 'direct';
+/** Label value when a request never got as far as an alias or target. */
+export const NONE_LABEL = 'none';
+
+export interface FinishedRequest {
+  readonly alias: string;
+  readonly target: string;
+  readonly status: number;
+  readonly stream: boolean;
+  readonly durationSeconds: number;
+  /** Undefined when no byte was sent (client left first). */
+  readonly ttfbSeconds: number | undefined;
+}
+
+/** `unconfigured: missing api key (X)` → `unconfigured`: keeps label cardinality bounded. */
+export function reasonLabel(reason: string): string {
+  const colon = reason.indexOf(':');
+  return colon === -1 ? reason : reason.slice(0, colon);
+}
+
+type Inc = { inc(value?: number): void };
+type Observe = { observe(value: number): void };
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+
+  private readonly fallback = new Counter({
+    name: 'mana_llm_fallback_total',
+    help: 'Times the router moved on from one target to the next, by reason.',
+    labelNames: ['from_model', 'to_model', 'reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly aliasResolved = new Counter({
+    name: 'mana_llm_alias_resolved_total',
+    help: 'Successful completions by alias and the target that answered.',
+    labelNames: ['alias', 'target'] as const,
+    registers: [this.registry],
+  });
+  private readonly providerHealthy = new Gauge({
+    name: 'mana_llm_provider_healthy',
+    help: 'Whether the provider is usable: 1 healthy, 0 unhealthy or unconfigured.',
+    labelNames: ['provider'] as const,
+    registers: [this.registry],
+    // Read at scrape time so the gauge is never stale (and follows providers added or dropped by a reload).
+    collect: () => {
+      if (this.healthReader !== undefined) this.setProviderHealth(this.healthReader());
+    },
+  });
+  private healthReader: (() => readonly ProviderHealthView[]) | undefined;
+  private readonly requests = new Counter({
+    name: 'mana_llm_requests_total',
+    help: 'Chat completion requests by alias, answering target and HTTP status.',
+    labelNames: ['alias', 'target', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly attempts = new Counter({
+    name: 'mana_llm_attempts_total',
+    help: 'Planned targets by outcome (ok, skipped, failed, rejected, aborted).',
+    labelNames: ['target', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'mana_llm_request_duration_seconds',
+    help: 'Chat completion request duration, from the first byte received to the last byte sent.',
+    labelNames: ['alias', 'stream'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+  private readonly ttfb = new Histogram({
+    name: 'mana_llm_time_to_first_byte_seconds',
+    help: 'Time from request arrival to the response head being sent.',
+    labelNames: ['alias', 'stream'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  private readonly configReload = new Counter({
+    name: 'mana_llm_config_reload_total',
+    help: 'Config reloads (SIGHUP or POST /admin/reload) by result.',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  private readonly inFlight = new Gauge({
+    name: 'mana_llm_in_flight_requests',
+    help: 'Chat completion requests being processed (including open streams).',
+    registers: [this.registry],
+  });
+
+  // Label children cached by a joined key: avoids prom-client's per-call label hashing on the hot path.
+  private readonly children = new Map<string, Inc & Observe>();
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.configReload.inc({ result: 'success' }, 0);
+    this.configReload.inc({ result: 'failure' }, 0);
+  }
+
+  private child(tag: string, metric: Counter<string> | Histogram<string>, ...labels: string[]): Inc & Observe {
+    const key = `${tag}\u0000${labels.join('\u0000')}`;
+    let c = this.children.get(key);
+    if (c === undefined) {
+      c = (metric as Counter<string>).labels(...labels) as unknown as Inc & Observe;
+      this.children.set(key, c);
+    }
+    return c;
+  }
+
+  /** Feed from router `attempt` events. */
+  onAttempt(event: AttemptEvent): void {
+    const a = event.attempt;
+    this.child('attempts', this.attempts, a.target, a.outcome).inc();
+    if (a.failedOver) {
+      this.child('fallback', this.fallback, a.target, event.nextTarget ?? NONE_LABEL, reasonLabel(a.reason)).inc();
+    }
+  }
+
+  /** Provider health as the router sees it; called at scrape time and on health events. */
+  setProviderHealth(views: readonly ProviderHealthView[]): void {
+    this.providerHealthy.reset();
+    for (const v of views) this.providerHealthy.set({ provider: v.provider }, v.configured && v.healthy ? 1 : 0);
+  }
+
+  /** Keeps `mana_llm_provider_healthy` current at every scrape. */
+  healthSource(read: () => readonly ProviderHealthView[]): void {
+    this.healthReader = read;
+  }
+
+  requestStarted(): void {
+    this.inFlight.inc();
+  }
+
+  requestFinished(r: FinishedRequest): void {
+    this.inFlight.dec();
+    const stream = r.stream ? 'true' : 'false';
+    this.child('requests', this.requests, r.alias, r.target, String(r.status)).inc();
+    if (r.status < 400 && r.target !== NONE_LABEL) this.child('resolved', this.aliasResolved, r.alias, r.target).inc();
+    this.child('duration', this.duration, r.alias, stream).observe(r.durationSeconds);
+    if (r.ttfbSeconds !== undefined) this.child('ttfb', this.ttfb, r.alias, stream).observe(r.ttfbSeconds);
+  }
+
+  reloaded(ok: boolean): void {
+    this.configReload.inc({ result: ok ? 'success' : 'failure' });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

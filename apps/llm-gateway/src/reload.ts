@@ -1,0 +1,42 @@
+/**
+ * Config reload (SIGHUP and POST /admin/reload): the router re-reads its file
+ * and swaps the snapshot by reference if valid, so in-flight requests finish on
+ * the snapshot they started with; an invalid file keeps the old config serving.
+ * Reloads run one after another, never interleaved.
+ */
+import type { ReloadResult } from '@mana/llm-router';
+import type { GatewayRouter } from './context.js';
+import type { Logger } from './logging.js';
+import type { GatewayMetrics } from './metrics/metrics.js';
+
+export type ReloadTrigger = 'signal' | 'admin';
+
+export function createReloader(
+  router: GatewayRouter,
+  metrics: GatewayMetrics,
+  logger: Logger,
+): (trigger: ReloadTrigger) => Promise<ReloadResult> {
+  let queue: Promise<unknown> = Promise.resolve();
+
+  async function run(trigger: ReloadTrigger): Promise<ReloadResult> {
+    let result: ReloadResult;
+    try {
+      result = await router.reload();
+    } catch (error) {
+      result = { ok: false, source: router.config.source, error: (error as Error)?.message ?? String(error) };
+    }
+    metrics.reloaded(result.ok);
+    if (result.ok) {
+      logger.info({ trigger, source: result.source, aliases: router.config.aliases.size }, 'config reloaded');
+    } else {
+      logger.error({ trigger, source: result.source, error: result.error }, 'config reload failed: the previous config keeps serving');
+    }
+    return result;
+  }
+
+  return (trigger) => {
+    const next = queue.then(() => run(trigger));
+    queue = next.catch(() => undefined);
+    return next;
+  };
+}

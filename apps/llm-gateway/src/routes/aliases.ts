@@ -1,0 +1,22 @@
+/** GET /v1/aliases: each alias with its strategy and chain, and each target's live state. */
+import type { ServerResponse } from 'node:http';
+import type { GatewayContext } from '../context.js';
+import { sendJson } from '../http/respond.js';
+
+export function handleAliases(ctx: GatewayContext, res: ServerResponse, requestId: string): void {
+  const data = ctx.router.aliases().map((a) => ({
+    alias: a.alias,
+    description: a.description,
+    strategy: a.strategy,
+    chain: a.chain.map((t) => ({
+      target: t.target,
+      provider: t.provider,
+      model: t.model,
+      weight: t.weight,
+      state: t.state,
+      until: t.until,
+      reason: t.reason,
+    })),
+  }));
+  sendJson(res, ctx.state, 200, { object: 'list', data }, { 'x-request-id': requestId });
+}

@@ -1,0 +1,303 @@
+/**
+ * POST /v1/chat/completions: auth → read body → validate → router.execute →
+ * relay (JSON, SSE stream, or the upstream's own 4xx). Thin on purpose: the
+ * decisions (which target, when to fail over) live in @mana/llm-router.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isRouterError, type Attempt, type Priority, type RouterResult, type StreamResult, type Usage } from '@mana/llm-router';
+import type { GatewayContext } from '../context.js';
+import { BodyError, readBody } from '../http/read-body.js';
+import { errorBody, fromRouterError, gatewayError, upstreamCallsOf, type GatewayError } from '../http/errors.js';
+import { drained, sendError, sendText, type Headers } from '../http/respond.js';
+import { validateChatRequest } from '../http/validate-chat.js';
+import { DEFAULT_ALIAS } from '@mana/llm-aliases';
+import { requestLogLine } from '../logging.js';
+import { DIRECT_ALIAS_LABEL, NONE_LABEL } from '../metrics/metrics.js';
+
+/** `application/json`, `application/json; charset=utf-8`, `application/vnd.x+json`, or no Content-Type at all. */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined) return true;
+  const semi = header.indexOf(';');
+  const type = (semi === -1 ? header : header.slice(0, semi)).trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+export function priorityOf(header: string | string[] | undefined): Priority | undefined | null {
+  if (header === undefined) return undefined;
+  if (header === 'background' || header === 'realtime') return header;
+  return null;
+}
+
+/** Everything one request learns on its way, for the log line and metrics. */
+class Exchange {
+  status = 0;
+  code: string | undefined = undefined;
+  model: string | undefined = undefined;
+  alias: string | undefined = undefined;
+  target: string | undefined = undefined;
+  stream = false;
+  priority: Priority | undefined = undefined;
+  attempts: readonly Attempt[] | undefined = undefined;
+  usage: Usage | undefined = undefined;
+  ttfbAt: number | undefined = undefined;
+
+  constructor(
+    readonly requestId: string,
+    readonly startedAt: number,
+  ) {}
+}
+
+function completionHeaders(ex: Exchange, result: RouterResult): Headers {
+  const headers: Headers = {};
+  // Rate-limit headers of the relayed attempt only (the router already filtered them).
+  for (const name in result.headers) headers[name] = result.headers[name]!;
+  headers['x-request-id'] = ex.requestId;
+  headers['x-mana-llm-resolved'] = result.target;
+  headers['x-mana-llm-attempts'] = result.upstreamCalls;
+  if (result.alias !== undefined) headers['x-mana-llm-alias'] = result.alias;
+  return headers;
+}
+
+function fail(ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: GatewayError): void {
+  ex.status = error.status;
+  ex.code = error.code;
+  if (error.attempts !== undefined && error.attempts.length > 0) ex.attempts = error.attempts;
+  const headers: Headers = { 'x-request-id': ex.requestId };
+  if (ex.alias !== undefined) headers['x-mana-llm-alias'] = ex.alias;
+  if (error.attempts !== undefined && error.attempts.length > 0) headers['x-mana-llm-attempts'] = upstreamCallsOf(error.attempts);
+  if (!res.headersSent) ex.ttfbAt = performance.now();
+  sendError(res, ctx.state, error, headers);
+}
+
+export async function handleChatCompletions(
+  ctx: GatewayContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  startedAt: number,
+): Promise<void> {
+  const ex = new Exchange(requestId, startedAt);
+  ctx.metrics.requestStarted();
+  try {
+    await serve(ctx, req, res, ex);
+  } catch (error) {
+    // Anything unexpected: never crash, never leak internals.
+    ctx.logger.error({ req_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unexpected error');
+    if (!res.headersSent) fail(ctx, res, ex, gatewayError('internal_error', 'The gateway could not process the request.'));
+    else if (!res.writableEnded) res.destroy();
+    ex.status = ex.status || 500;
+  } finally {
+    finish(ctx, req, ex);
+  }
+}
+
+async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
+  if (ctx.apiKeys.enabled) {
+    const auth = ctx.apiKeys.check(req.headers.authorization);
+    if (auth !== 'ok') {
+      return fail(
+        ctx,
+        res,
+        ex,
+        auth === 'missing'
+          ? gatewayError('missing_api_key', 'Missing API key: send "Authorization: Bearer <key>".')
+          : gatewayError('invalid_api_key', 'Invalid API key.'),
+      );
+    }
+  }
+  if (!isJsonContentType(req.headers['content-type'])) {
+    return fail(ctx, res, ex, gatewayError('unsupported_media_type', 'Content-Type must be application/json.'));
+  }
+  const priority = priorityOf(req.headers['x-mana-llm-priority']);
+  if (priority === null) {
+    return fail(
+      ctx,
+      res,
+      ex,
+      gatewayError('invalid_header', `X-Mana-LLM-Priority must be "background" or "realtime".`, { param: 'x-mana-llm-priority' }),
+    );
+  }
+  ex.priority = priority;
+
+  let raw: Buffer;
+  try {
+    raw = await readBody(req, ctx.maxBodyBytes);
+  } catch (error) {
+    if (error instanceof BodyError && error.kind === 'too_large') {
+      // Stop reading, answer, close: the rest of the body is never buffered.
+      res.setHeader('connection', 'close');
+      fail(ctx, res, ex, gatewayError('request_too_large', `${error.message} Send a smaller request.`));
+      res.once('finish', () => setTimeout(() => req.socket.destroy(), 1000).unref());
+      return;
+    }
+    ex.status = 499;
+    ex.code = 'client_closed_request';
+    return;
+  }
+
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return fail(ctx, res, ex, gatewayError('invalid_json', 'The request body is not valid JSON.'));
+  }
+  const valid = validateChatRequest(parsed);
+  if (!valid.ok) {
+    return fail(ctx, res, ex, gatewayError(valid.error.code, valid.error.message, { param: valid.error.param }));
+  }
+  ex.model = valid.model === undefined ? undefined : valid.model.slice(0, 200);
+  ex.stream = valid.stream;
+  // Known before routing so errors (502/503) carry the alias in headers, logs and metrics.
+  const requested = valid.model ?? DEFAULT_ALIAS;
+  if (ctx.router.config.aliases.has(requested)) ex.alias = requested;
+
+  // Client disconnect aborts the upstream request. `res` 'close' fires for a
+  // socket closed at any point (request 'close' fires as soon as the body is read).
+  const abort = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.on('close', onClose);
+
+  let result: RouterResult;
+  try {
+    result = await ctx.router.execute({
+      model: valid.model,
+      body: valid.body,
+      stream: valid.stream,
+      priority,
+      signal: abort.signal,
+      requestId: ex.requestId,
+    });
+  } catch (error) {
+    if (abort.signal.aborted || res.destroyed) {
+      ex.status = 499;
+      ex.code = 'client_closed_request';
+      if (isRouterError(error)) ex.attempts = error.attempts;
+      return;
+    }
+    if (!isRouterError(error)) throw error;
+    if (error.code === 'unknown_model') ex.alias = undefined;
+    return fail(ctx, res, ex, fromRouterError(error, valid.model));
+  }
+
+  ex.alias = result.alias;
+  ex.target = result.target;
+  ex.attempts = result.attempts;
+  if (abort.signal.aborted || res.destroyed) {
+    ex.status = 499;
+    ex.code = 'client_closed_request';
+    if (result.kind === 'stream') await closeStream(result);
+    return;
+  }
+
+  const headers = completionHeaders(ex, result);
+  if (result.kind === 'json') {
+    ex.status = result.status;
+    ex.usage = result.usage;
+    ex.ttfbAt = performance.now();
+    sendText(res, ctx.state, result.status, 'application/json', JSON.stringify(result.body), headers);
+    return;
+  }
+  if (result.kind === 'upstream_error') {
+    // The request itself was refused upstream (400, 422, …): every target would say the same.
+    ex.status = result.status;
+    ex.code = `upstream_${result.status}`;
+    ex.ttfbAt = performance.now();
+    sendText(res, ctx.state, result.status, result.contentType ?? 'application/json', result.body, headers);
+    return;
+  }
+  await relayStream(ctx, res, ex, result, headers, abort.signal);
+}
+
+/** Lets the router release the upstream of a stream nobody will read. */
+async function closeStream(result: StreamResult): Promise<void> {
+  const iterator = result.events[Symbol.asyncIterator]();
+  try {
+    await iterator.return?.();
+  } catch {
+    // the upstream is being torn down either way
+  }
+}
+
+async function relayStream(
+  ctx: GatewayContext,
+  res: ServerResponse,
+  ex: Exchange,
+  result: StreamResult,
+  headers: Headers,
+  signal: AbortSignal,
+): Promise<void> {
+  headers['content-type'] = 'text/event-stream; charset=utf-8';
+  headers['cache-control'] = 'no-cache';
+  headers['x-accel-buffering'] = 'no';
+  if (ctx.state.draining) headers.connection = 'close';
+  ex.status = 200;
+  res.writeHead(200, headers);
+  ex.ttfbAt = performance.now();
+  try {
+    for await (const event of result.events) {
+      if (res.destroyed) break; // leaving the loop returns the iterator: the router closes the upstream
+      if (!res.write(`data: ${event}\n\n`)) await drained(res);
+    }
+  } catch (error) {
+    ex.usage = result.usage;
+    if (signal.aborted || res.destroyed) {
+      ex.status = 499;
+      ex.code = 'client_closed_request';
+      return;
+    }
+    // The first byte is out, so the target can no longer change: end the stream
+    // with an explicit error event (no [DONE]) so the client cannot mistake a
+    // truncated answer for a complete one.
+    const gwError = isRouterError(error)
+      ? fromRouterError(error, ex.model)
+      : gatewayError('stream_interrupted', 'The upstream stream failed.');
+    ex.code = gwError.code;
+    if (gwError.attempts !== undefined && gwError.attempts.length > 0) ex.attempts = gwError.attempts;
+    res.end(`data: ${errorBody(gwError)}\n\n`);
+    return;
+  }
+  ex.usage = result.usage;
+  if (signal.aborted || res.destroyed) {
+    ex.status = 499;
+    ex.code = 'client_closed_request';
+    return;
+  }
+  res.end('data: [DONE]\n\n');
+}
+
+function finish(ctx: GatewayContext, req: IncomingMessage, ex: Exchange): void {
+  const now = performance.now();
+  const status = ex.status || 500;
+  const alias = ex.alias ?? (ex.target !== undefined ? DIRECT_ALIAS_LABEL : NONE_LABEL);
+  ctx.metrics.requestFinished({
+    alias,
+    target: ex.target ?? NONE_LABEL,
+    status,
+    stream: ex.stream,
+    durationSeconds: (now - ex.startedAt) / 1000,
+    ttfbSeconds: ex.ttfbAt === undefined ? undefined : (ex.ttfbAt - ex.startedAt) / 1000,
+  });
+  const level = status >= 500 && status !== 499 ? 'warn' : 'info';
+  if (!ctx.logger.isLevelEnabled(level)) return;
+  ctx.logger[level](
+    requestLogLine({
+      requestId: ex.requestId,
+      method: req.method ?? 'POST',
+      path: '/v1/chat/completions',
+      status,
+      durationMs: now - ex.startedAt,
+      ttfbMs: ex.ttfbAt === undefined ? undefined : ex.ttfbAt - ex.startedAt,
+      model: ex.model,
+      alias: ex.alias,
+      target: ex.target,
+      stream: ex.stream,
+      priority: ex.priority,
+      attempts: ex.attempts,
+      code: ex.code,
+      usage: ex.usage,
+    }),
+    'request',
+  );
+}

@@ -1,0 +1,30 @@
+/**
+ * GET /v1/health: per provider health as the router's cache knows it.
+ * Always 200: it reports, it doesn't fail (use /readyz for load balancers).
+ */
+import type { ServerResponse } from 'node:http';
+import type { GatewayContext } from '../context.js';
+import { sendJson } from '../http/respond.js';
+
+export function handleHealth(ctx: GatewayContext, res: ServerResponse, requestId: string): void {
+  const providers = ctx.router.health().map((p) => ({
+    provider: p.provider,
+    type: p.type,
+    configured: p.configured,
+    unconfigured_reason: p.unconfiguredReason ?? null,
+    healthy: p.healthy,
+    last_check: p.lastCheck,
+    consecutive_failures: p.consecutiveFailures,
+    unhealthy_until: p.unhealthyUntil,
+    last_error: p.lastError,
+  }));
+  const usable = providers.filter((p) => p.configured && p.healthy).length;
+  const status = usable === 0 ? 'down' : usable === providers.length ? 'ok' : 'degraded';
+  sendJson(
+    res,
+    ctx.state,
+    200,
+    { status, checked_at: new Date().toISOString(), config: { source: ctx.router.config.source, loaded_at: new Date(ctx.router.config.loadedAt).toISOString() }, providers },
+    { 'x-request-id': requestId, 'cache-control': 'no-store' },
+  );
+}

@@ -1,0 +1,44 @@
+/** GET /v1/models and GET /v1/models/{id}: the aliases, then the direct targets of their chains. */
+import type { ServerResponse } from 'node:http';
+import type { GatewayContext } from '../context.js';
+import { gatewayError } from '../http/errors.js';
+import { sendError, sendJson } from '../http/respond.js';
+
+interface ModelJson {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+  description?: string;
+}
+
+function modelJson(ctx: GatewayContext, id: string): ModelJson {
+  const snapshot = ctx.router.config;
+  const created = Math.floor(snapshot.loadedAt / 1000);
+  const alias = snapshot.aliases.get(id);
+  if (alias !== undefined) return { id, object: 'model', created, owned_by: 'mana', description: alias.description };
+  const slash = id.indexOf('/');
+  return { id, object: 'model', created, owned_by: slash === -1 ? 'mana' : id.slice(0, slash) };
+}
+
+export function handleModels(ctx: GatewayContext, res: ServerResponse, requestId: string): void {
+  const data = ctx.router.models().map((id) => modelJson(ctx, id));
+  sendJson(res, ctx.state, 200, { object: 'list', data }, { 'x-request-id': requestId });
+}
+
+export function handleModel(ctx: GatewayContext, res: ServerResponse, requestId: string, id: string): void {
+  const models = ctx.router.models();
+  if (!models.includes(id)) {
+    const aliases = [...ctx.router.config.aliases.keys()].join(', ');
+    sendError(
+      res,
+      ctx.state,
+      gatewayError('model_not_found', `The model '${id.slice(0, 200)}' does not exist. Use one of the aliases: ${aliases}.`, {
+        param: 'model',
+      }),
+      { 'x-request-id': requestId },
+    );
+    return;
+  }
+  sendJson(res, ctx.state, 200, modelJson(ctx, id), { 'x-request-id': requestId });
+}

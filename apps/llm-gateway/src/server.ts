@@ -1,0 +1,158 @@
+/**
+ * The HTTP server: raw node:http (no framework on the hot path), timeouts so a
+ * slow or broken client cannot hold a connection, and a flat dispatch by path.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { GatewayContext } from './context.js';
+import { gatewayError } from './http/errors.js';
+import { requestIdOf } from './http/request-id.js';
+import { sendError } from './http/respond.js';
+import { requestLogLine } from './logging.js';
+import { handleAdminReload } from './routes/admin-reload.js';
+import { handleAliases } from './routes/aliases.js';
+import { handleChatCompletions } from './routes/chat-completions.js';
+import { handleHealth } from './routes/health.js';
+import { handleMetrics } from './routes/metrics.js';
+import { handleModel, handleModels } from './routes/models.js';
+import { handleHealthz, handleReadyz } from './routes/probes.js';
+
+export const SERVER_TIMEOUTS = {
+  headersTimeoutMs: 15_000, // 15 s to send the request head
+  requestTimeoutMs: 120_000, // 2 min to send the whole request (a 20 MB body on a slow link)
+  keepAliveTimeoutMs: 5_000, // 5 s idle keep-alive before the server closes the connection
+} as const;
+
+const MAX_HEADER_BYTES = 32 * 1024; // 32 KB of request headers
+
+function pathOf(url: string | undefined): string {
+  if (url === undefined) return '/';
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+function methodNotAllowed(ctx: GatewayContext, res: ServerResponse, requestId: string, allow: string): void {
+  sendError(res, ctx.state, gatewayError('method_not_allowed', `Use ${allow} on this path.`), {
+    'x-request-id': requestId,
+    allow,
+  });
+}
+
+function needsApiKey(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
+  if (!ctx.apiKeys.enabled) return false;
+  const auth = ctx.apiKeys.check(req.headers.authorization);
+  if (auth === 'ok') return false;
+  sendError(
+    res,
+    ctx.state,
+    auth === 'missing'
+      ? gatewayError('missing_api_key', 'Missing API key: send "Authorization: Bearer <key>".')
+      : gatewayError('invalid_api_key', 'Invalid API key.'),
+    { 'x-request-id': requestId },
+  );
+  return true;
+}
+
+/** Routes a request. Chat completions log their own line; other routes are logged by `handle` at debug level. */
+function dispatch(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string, path: string): void | Promise<void> {
+  const method = req.method;
+
+  switch (path) {
+    case '/healthz':
+      return method === 'GET' || method === 'HEAD' ? handleHealthz(ctx, res) : methodNotAllowed(ctx, res, requestId, 'GET');
+    case '/readyz':
+      return method === 'GET' || method === 'HEAD' ? handleReadyz(ctx, res) : methodNotAllowed(ctx, res, requestId, 'GET');
+    case '/metrics':
+      return method === 'GET' ? handleMetrics(ctx, res, requestId) : methodNotAllowed(ctx, res, requestId, 'GET');
+    case '/admin/reload':
+      return method === 'POST' ? handleAdminReload(ctx, req, res, requestId) : methodNotAllowed(ctx, res, requestId, 'POST');
+    case '/v1/models':
+    case '/models':
+      if (method !== 'GET') return methodNotAllowed(ctx, res, requestId, 'GET');
+      if (needsApiKey(ctx, req, res, requestId)) return;
+      return handleModels(ctx, res, requestId);
+    case '/v1/aliases':
+      if (method !== 'GET') return methodNotAllowed(ctx, res, requestId, 'GET');
+      if (needsApiKey(ctx, req, res, requestId)) return;
+      return handleAliases(ctx, res, requestId);
+    case '/v1/health':
+      if (method !== 'GET') return methodNotAllowed(ctx, res, requestId, 'GET');
+      if (needsApiKey(ctx, req, res, requestId)) return;
+      return handleHealth(ctx, res, requestId);
+  }
+
+  if (path.startsWith('/v1/models/')) {
+    if (method !== 'GET') return methodNotAllowed(ctx, res, requestId, 'GET');
+    if (needsApiKey(ctx, req, res, requestId)) return;
+    let id: string;
+    try {
+      id = decodeURIComponent(path.slice('/v1/models/'.length));
+    } catch {
+      id = path.slice('/v1/models/'.length);
+    }
+    return handleModel(ctx, res, requestId, id);
+  }
+
+  sendError(res, ctx.state, gatewayError('not_found', `No route for ${method ?? ''} ${path.slice(0, 200)}.`), {
+    'x-request-id': requestId,
+  });
+}
+
+/** Runs a route; an unexpected error becomes a 500 (or a closed stream), never a crash. */
+async function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, startedAt: number): Promise<void> {
+  let requestId = '';
+  try {
+    const path = pathOf(req.url);
+    requestId = requestIdOf(req.headers['x-request-id']);
+    if (path === '/v1/chat/completions' || path === '/chat/completions') {
+      if (req.method === 'POST') return await handleChatCompletions(ctx, req, res, requestId, startedAt);
+      return methodNotAllowed(ctx, res, requestId, 'POST');
+    }
+    await dispatch(ctx, req, res, requestId, path);
+  } catch (error) {
+    ctx.logger.error({ err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unhandled route error');
+    if (!res.headersSent) sendError(res, ctx.state, gatewayError('internal_error', 'The gateway could not process the request.'), {});
+    else res.destroy();
+    return;
+  }
+  if (ctx.logger.isLevelEnabled('debug')) {
+    ctx.logger.debug(
+      requestLogLine({
+        requestId,
+        method: req.method ?? '',
+        path: pathOf(req.url).slice(0, 200),
+        status: res.statusCode,
+        durationMs: performance.now() - startedAt,
+      }),
+      'request',
+    );
+  }
+}
+
+export function createGatewayServer(ctx: GatewayContext): Server {
+  const server = createServer(
+    {
+      headersTimeout: SERVER_TIMEOUTS.headersTimeoutMs,
+      requestTimeout: SERVER_TIMEOUTS.requestTimeoutMs,
+      keepAliveTimeout: SERVER_TIMEOUTS.keepAliveTimeoutMs,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      noDelay: true,
+    },
+    (req, res) => {
+      void handle(ctx, req, res, performance.now());
+    },
+  );
+  // A malformed request line or oversized headers: answer 400/431 and close, never crash.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || (error.code === 'ECONNRESET')) {
+      socket.destroy();
+      return;
+    }
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+    const body = `{"error":{"message":"${reason}","type":"invalid_request_error","code":"bad_request","param":null,"attempts":[]}}`;
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+  return server;
+}

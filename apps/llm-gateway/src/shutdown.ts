@@ -1,0 +1,56 @@
+/**
+ * Graceful shutdown: stop accepting connections, mark not ready, let in-flight
+ * requests and open streams finish within a bounded grace period, then close
+ * whatever is left and stop the router (probes, upstream pools).
+ */
+import type { Server } from 'node:http';
+import type { GatewayRouter, GatewayState } from './context.js';
+import type { Logger } from './logging.js';
+
+/** How often idle keep-alive connections are closed while draining. */
+const IDLE_SWEEP_MS = 100;
+
+export interface ShutdownResult {
+  /** True when every request finished within the grace period. */
+  readonly drained: boolean;
+  readonly durationMs: number;
+}
+
+export async function drainAndClose(
+  server: Server,
+  router: GatewayRouter,
+  state: GatewayState,
+  graceMs: number,
+  logger: Logger,
+): Promise<ShutdownResult> {
+  const started = performance.now();
+  state.ready = false;
+  state.draining = true;
+
+  let drained = true;
+  await new Promise<void>((resolve) => {
+    // Responses sent from now on carry `Connection: close`; connections that
+    // become idle (a stream that just ended on a keep-alive socket) are swept.
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    sweep.unref();
+    const deadline = setTimeout(() => {
+      drained = false;
+      logger.warn({ grace_ms: graceMs }, 'shutdown grace period over: closing the remaining connections');
+      server.closeAllConnections();
+    }, graceMs);
+    deadline.unref();
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(deadline);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+
+  try {
+    await router.close();
+  } catch (error) {
+    logger.warn({ err: { message: (error as Error)?.message } }, 'router close failed');
+  }
+  return { drained, durationMs: performance.now() - started };
+}
