@@ -108,3 +108,56 @@ export function isRawProviderModel(value: string, extraPrefixes: readonly string
   const pattern = extraPrefixes.length === 0 ? RAW_MODEL_PATTERN : rawModelPattern(extraPrefixes);
   return pattern.test(value);
 }
+
+/** What to use instead of a raw provider model, read from the gateway's alias config. */
+export interface AliasSuggestion {
+  /** The alias whose chain lists the model, e.g. `'mana/long-form'`. */
+  readonly alias: ManaLlmAlias;
+  /** Its `MANA_LLM` key, e.g. `'LONG_FORM'`. */
+  readonly key: ManaLlmAliasKey;
+}
+
+function chainTarget(entry: unknown): string | undefined {
+  if (typeof entry === 'string') return entry;
+  if (entry !== null && typeof entry === 'object' && 'target' in entry) {
+    const target = (entry as { target: unknown }).target;
+    return typeof target === 'string' ? target : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Reads the `aliases:` map of a parsed gateway alias config
+ * (`aliases: { mana/long-form: { chain: ['ollama/gemma3:12b', { target: … }] } }`)
+ * into "provider model → the `MANA_LLM` alias to name instead". When a model sits
+ * in several chains, the alias where it comes earliest wins (ties: the first alias
+ * in the file), so `groq/llama-3.1-8b-instant` suggests the alias it leads.
+ * Aliases outside `MANA_LLM` are skipped: there is no constant to suggest.
+ *
+ * Takes the already parsed document so this package stays free of a YAML parser;
+ * the ESLint rule and the validation script both call it. Throws a `TypeError`
+ * when the document has no `aliases` map.
+ */
+export function aliasSuggestionIndex(config: unknown): ReadonlyMap<string, AliasSuggestion> {
+  const aliases =
+    config !== null && typeof config === 'object' ? (config as { aliases?: unknown }).aliases : undefined;
+  if (aliases === null || typeof aliases !== 'object' || Array.isArray(aliases)) {
+    throw new TypeError('the alias config has no "aliases" map');
+  }
+  const best = new Map<string, AliasSuggestion & { position: number }>();
+  for (const [alias, definition] of Object.entries(aliases as Record<string, unknown>)) {
+    const key = aliasKeyOf(alias);
+    if (key === undefined || definition === null || typeof definition !== 'object') continue;
+    const chain = (definition as { chain?: unknown }).chain;
+    if (!Array.isArray(chain)) continue;
+    chain.forEach((entry, position) => {
+      const target = chainTarget(entry);
+      if (target === undefined) return;
+      const current = best.get(target);
+      if (current === undefined || position < current.position) {
+        best.set(target, { alias: MANA_LLM[key], key, position });
+      }
+    });
+  }
+  return new Map([...best].map(([model, { alias, key }]) => [model, { alias, key }]));
+}
