@@ -1,0 +1,191 @@
+import { unconfiguredReason } from '../config/provider-status.js';
+import type { AliasView, ConfigSnapshot, HealthChangeEvent, ProviderConfig, ProviderHealthView, Settings, TargetConfig } from '../types.js';
+import { BreakerState, CircuitBreaker, type BreakerSnapshot, type Flip } from './circuit-breaker.js';
+import { buildAliasViews, buildProviderViews } from './health-views.js';
+import { listingHasModel, listingIsAuthoritative } from './model-listing.js';
+import { redactSecrets } from './redact.js';
+
+export type HealthCheck = { ok: true } | { ok: false; reason: string; until?: number };
+
+export type ProbeResult = { ok: true; models?: readonly string[] } | { ok: false; error: string };
+
+export interface Cooldown {
+  readonly until: number;
+  readonly reason: string;
+}
+
+export interface HealthCacheOptions {
+  readonly now: () => number;
+}
+
+/**
+ * What the router knows about upstream health, without any network I/O:
+ * - a circuit breaker per provider (connection-level and probe failures);
+ * - a cooldown per target (`provider/model`), after a 5xx/429/401/402/403/404
+ *   that concerns that model only;
+ * - the last successful model listing per provider (Ollama: what is pulled).
+ * Written by the probe and the attempt loop, read by the attempt loop and views.
+ */
+export class HealthCache {
+  private readonly now: () => number;
+  private readonly breakers = new Map<string, CircuitBreaker>();
+  private readonly cooldowns = new Map<string, Cooldown>();
+  private readonly listings = new Map<string, ReadonlySet<string>>();
+  private readonly listeners = new Set<(event: HealthChangeEvent) => void>();
+  /** The provider configs the state was gathered against, to tell on reload whether an endpoint changed. */
+  private readonly knownProviders = new Map<string, ProviderConfig>();
+
+  constructor(options: HealthCacheOptions) {
+    this.now = options.now;
+  }
+
+  /** Subscribes to healthy ⇄ unhealthy flips of a provider; returns the unsubscribe function. */
+  onChange(listener: (event: HealthChangeEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The pre-check before calling a target: the first reason that applies, in
+   * the order unconfigured, unhealthy, model_missing, cooling_down. `until` is
+   * when a time-based block ends (epoch ms).
+   */
+  check(target: TargetConfig, provider: ProviderConfig | undefined): HealthCheck {
+    if (provider === undefined) return { ok: false, reason: `unconfigured: unknown provider ${target.provider}` };
+    this.knownProviders.set(provider.name, provider);
+    const unconfigured = unconfiguredReason(provider);
+    if (unconfigured !== undefined) return { ok: false, reason: `unconfigured: ${unconfigured}` };
+    const breaker = this.breakers.get(provider.name)?.snapshot();
+    if (breaker?.state === BreakerState.Open && breaker.openUntil !== undefined) {
+      return { ok: false, reason: 'unhealthy', until: breaker.openUntil };
+    }
+    if (this.isModelMissing(target, provider)) return { ok: false, reason: 'model_missing' };
+    const cooldown = this.cooldownOf(target.id);
+    if (cooldown !== undefined) return { ok: false, reason: 'cooling_down', until: cooldown.until };
+    return { ok: true };
+  }
+
+  reportSuccess(provider: string): void {
+    this.emit(provider, this.breaker(provider).success(), null);
+  }
+
+  /** A connection-level failure (refused, reset, DNS, timeout) or a failed probe. */
+  reportFailure(provider: string, error: string, settings: Settings): void {
+    const text = redactSecrets(error);
+    this.emit(provider, this.breaker(provider).failure(text, settings), text);
+  }
+
+  /** Skips one target until `untilMs`; a longer existing cooldown is kept. */
+  coolDown(targetId: string, untilMs: number, reason: string): void {
+    const existing = this.cooldownOf(targetId);
+    if (existing !== undefined && existing.until >= untilMs) return;
+    this.cooldowns.set(targetId, { until: untilMs, reason: redactSecrets(reason) });
+  }
+
+  recordProbe(provider: string, result: ProbeResult, settings: Settings): void {
+    if (!result.ok) {
+      this.reportFailure(provider, result.error, settings);
+      return;
+    }
+    if (result.models !== undefined) this.listings.set(provider, new Set(result.models));
+    this.reportSuccess(provider);
+  }
+
+  /** Breaker state of a provider (closed when nothing was recorded yet). */
+  breakerOf(provider: string): BreakerSnapshot {
+    return this.breaker(provider).snapshot();
+  }
+
+  /** The active cooldown of a target, if any (expired ones are forgotten). */
+  cooldownOf(targetId: string): Cooldown | undefined {
+    const cooldown = this.cooldowns.get(targetId);
+    if (cooldown === undefined) return undefined;
+    if (cooldown.until > this.now()) return cooldown;
+    this.cooldowns.delete(targetId);
+    return undefined;
+  }
+
+  providerView(snapshot: ConfigSnapshot): ProviderHealthView[] {
+    return buildProviderViews(this, snapshot);
+  }
+
+  aliasView(snapshot: ConfigSnapshot): AliasView[] {
+    return buildAliasViews(this, snapshot);
+  }
+
+  /**
+   * The earliest time (epoch ms) at which one of `targets` stops being blocked
+   * by a breaker or cooldown — for a `Retry-After` on no_healthy_provider.
+   * Undefined when none will recover by waiting (unconfigured, model missing).
+   */
+  soonestRecovery(targets: readonly TargetConfig[], providers: ReadonlyMap<string, ProviderConfig>): number | undefined {
+    const now = this.now();
+    let soonest: number | undefined;
+    for (const target of targets) {
+      const provider = providers.get(target.provider);
+      if (provider === undefined || unconfiguredReason(provider) !== undefined || this.isModelMissing(target, provider)) continue;
+      const breaker = this.breakers.get(provider.name)?.snapshot();
+      const openUntil = breaker?.state === BreakerState.Open ? (breaker.openUntil ?? now) : now;
+      const recovery = Math.max(openUntil, this.cooldownOf(target.id)?.until ?? now);
+      soonest = soonest === undefined ? recovery : Math.min(soonest, recovery);
+    }
+    return soonest;
+  }
+
+  /**
+   * After a reload: keep what is known about providers whose endpoint (type,
+   * URL, key) is unchanged, and about their targets; forget the rest, since
+   * state gathered against another endpoint says nothing about the new one.
+   */
+  retain(snapshot: ConfigSnapshot): void {
+    const kept = new Set<string>();
+    for (const [name, provider] of snapshot.providers) {
+      const before = this.knownProviders.get(name);
+      if (before === undefined || sameEndpoint(before, provider)) kept.add(name);
+    }
+    for (const name of [...this.breakers.keys()]) if (!kept.has(name)) this.breakers.delete(name);
+    for (const name of [...this.listings.keys()]) if (!kept.has(name)) this.listings.delete(name);
+    for (const id of [...this.cooldowns.keys()]) {
+      const provider = id.slice(0, id.indexOf('/'));
+      if (!kept.has(provider)) this.cooldowns.delete(id);
+    }
+    this.knownProviders.clear();
+    for (const [name, provider] of snapshot.providers) this.knownProviders.set(name, provider);
+  }
+
+  /** Secrets of the known providers, for redacting error text in views. */
+  secrets(snapshot: ConfigSnapshot): string[] {
+    return [...snapshot.providers.values()].flatMap((provider) => (provider.apiKey === undefined ? [] : [provider.apiKey]));
+  }
+
+  private isModelMissing(target: TargetConfig, provider: ProviderConfig): boolean {
+    if (!listingIsAuthoritative(provider)) return false;
+    const listing = this.listings.get(provider.name);
+    return listing !== undefined && !listingHasModel(provider, listing, target.model);
+  }
+
+  private breaker(provider: string): CircuitBreaker {
+    let breaker = this.breakers.get(provider);
+    if (breaker === undefined) {
+      breaker = new CircuitBreaker(this.now);
+      this.breakers.set(provider, breaker);
+    }
+    return breaker;
+  }
+
+  private emit(provider: string, flip: Flip, reason: string | null): void {
+    if (flip === undefined) return;
+    const event: HealthChangeEvent = { provider, healthy: flip === 'became_healthy', reason: flip === 'became_healthy' ? null : reason, at: this.now() };
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A broken metrics hook must not break routing.
+      }
+    }
+  }
+}
+
+function sameEndpoint(a: ProviderConfig, b: ProviderConfig): boolean {
+  return a.type === b.type && a.baseUrl === b.baseUrl && a.apiKey === b.apiKey;
+}
