@@ -1,0 +1,171 @@
+import type { Adapter, AdapterCall, HttpFailure } from '../adapters/adapter.js';
+import { isObject } from '../adapters/http.js';
+import { toUsage } from '../adapters/openai-stream.js';
+import { RouterError } from '../errors.js';
+import type { AliasConfig, ProviderConfig, RouterRequest, RouterResult, StreamResult, TargetConfig } from '../types.js';
+import type { AttemptLog } from './attempt-log.js';
+import { classifyFailure, type Decision, type Failure } from './classify-error.js';
+import type { ExecuteDeps } from './execute.js';
+import { readUntilCommit, type StreamEnd } from './stream-commit.js';
+
+export type CallOutcome = { readonly kind: 'result'; readonly result: RouterResult } | { readonly kind: 'failed'; readonly decision: Decision };
+
+export interface TargetCall {
+  readonly adapter: Adapter;
+  readonly provider: ProviderConfig;
+  readonly target: TargetConfig;
+  readonly request: RouterRequest;
+  readonly alias: string | undefined;
+  readonly config: AliasConfig;
+  readonly deps: ExecuteDeps;
+  readonly log: AttemptLog;
+  /** The background slot, handed to a committed stream. */
+  readonly release: (() => void) | undefined;
+}
+
+/**
+ * One adapter call against one target, carried through classification and
+ * health bookkeeping. Returns a final result (ok, or a 4xx to relay) or the
+ * failure decision; throws only RouterError('aborted').
+ */
+export async function callTarget(c: TargetCall, onStreamHandOff: () => void): Promise<CallOutcome> {
+  const started = c.deps.now();
+  const call: AdapterCall = { provider: c.provider, target: c.target, body: c.request.body, signal: c.request.signal };
+  c.deps.inFlight.inc(c.target.id);
+  let handedOff = false;
+  try {
+    if (!c.request.stream) return await complete(c, call, started);
+    const outcome = await stream(c, call, started);
+    if (outcome.kind === 'result' && outcome.result.kind === 'stream') {
+      handedOff = true;
+      onStreamHandOff();
+    }
+    return outcome;
+  } catch (error) {
+    if (c.request.signal?.aborted === true) {
+      c.log.upstreamCalls++;
+      c.log.add(c.target, 'aborted', 'aborted', c.deps.now() - started);
+      throw new RouterError('aborted', 'request aborted by the caller', { attempts: c.log.close(), cause: error });
+    }
+    return failed(c, { kind: 'error', error }, started);
+  } finally {
+    if (!handedOff) c.deps.inFlight.dec(c.target.id);
+  }
+}
+
+async function complete(c: TargetCall, call: AdapterCall, started: number): Promise<CallOutcome> {
+  const res = await c.adapter.complete(call);
+  if (!res.ok) return httpFailed(c, res, started);
+  if (c.config.failOverOnEmpty && isEmptyCompletion(res.body)) return failed(c, { kind: 'empty', reason: 'empty_response' }, started);
+  c.deps.health.reportSuccess(c.provider.name);
+  c.log.upstreamCalls++;
+  c.log.add(c.target, 'ok', 'ok', c.deps.now() - started, { status: res.status });
+  return {
+    kind: 'result',
+    result: {
+      kind: 'json',
+      alias: c.alias,
+      target: c.target.id,
+      attempts: c.log.close(),
+      upstreamCalls: c.log.upstreamCalls,
+      headers: res.headers,
+      status: res.status,
+      body: res.body,
+      usage: toUsage(res.body.usage),
+    },
+  };
+}
+
+async function stream(c: TargetCall, call: AdapterCall, started: number): Promise<CallOutcome> {
+  const open = await c.adapter.stream(call);
+  if (!open.ok) return httpFailed(c, open, started);
+  const pre = await readUntilCommit(open, c.target.id, c.request.signal, (end) => streamEnded(c, end));
+  if (pre.kind === 'failed') return failed(c, pre.failure, started);
+  c.deps.health.reportSuccess(c.provider.name);
+  c.log.upstreamCalls++;
+  c.log.add(c.target, 'ok', 'ok', c.deps.now() - started, { status: open.status });
+  const events = pre.stream;
+  const result: StreamResult = {
+    kind: 'stream',
+    alias: c.alias,
+    target: c.target.id,
+    attempts: c.log.close(),
+    upstreamCalls: c.log.upstreamCalls,
+    headers: open.headers,
+    events,
+    get usage() {
+      return events.usage;
+    },
+  };
+  return { kind: 'result', result };
+}
+
+/** A committed stream is over: free its slots; a break after the commit counts against the provider. */
+function streamEnded(c: TargetCall, end: StreamEnd): void {
+  c.deps.inFlight.dec(c.target.id);
+  c.release?.();
+  if (end.kind === 'interrupted') {
+    c.deps.health.reportFailure(c.provider.name, `stream_interrupted: ${end.reason}`, c.target.settings);
+  }
+}
+
+function httpFailed(c: TargetCall, res: HttpFailure, started: number): CallOutcome {
+  const decision = classify(c, { kind: 'http', response: res });
+  // Any HTTP answer proves the provider reachable; the breaker counts connection-level failures only.
+  c.deps.health.reportSuccess(c.provider.name);
+  if (decision.action === 'fail_over') return record(c, decision, started);
+  c.log.upstreamCalls++;
+  c.log.add(c.target, 'rejected', decision.reason, c.deps.now() - started, { status: res.status, detail: decision.detail });
+  return {
+    kind: 'result',
+    result: {
+      kind: 'upstream_error',
+      alias: c.alias,
+      target: c.target.id,
+      attempts: c.log.close(),
+      upstreamCalls: c.log.upstreamCalls,
+      headers: res.headers,
+      status: res.status,
+      body: redact(res.body, c.provider.apiKey),
+      contentType: res.contentType,
+    },
+  };
+}
+
+function failed(c: TargetCall, failure: Failure, started: number): CallOutcome {
+  return record(c, classify(c, failure), started);
+}
+
+function classify(c: TargetCall, failure: Failure): Decision {
+  return classifyFailure(failure, { aliasTarget: c.alias !== undefined, settings: c.target.settings, now: c.deps.now() });
+}
+
+/** Carries out a fail-over decision's bookkeeping and records the attempt. */
+function record(c: TargetCall, d: Decision, started: number): CallOutcome {
+  if (d.reachedNetwork) c.log.upstreamCalls++;
+  if (d.providerFailure) c.deps.health.reportFailure(c.provider.name, d.reason, c.target.settings);
+  if (d.coolDownUntil !== undefined) c.deps.health.coolDown(c.target.id, d.coolDownUntil, d.reason);
+  c.log.add(c.target, 'failed', d.reason, c.deps.now() - started, { status: d.status, detail: d.detail });
+  return { kind: 'failed', decision: d };
+}
+
+/** An upstream error body is relayed verbatim, except that our own key never leaves the process. */
+function redact(body: string, apiKey: string | undefined): string {
+  if (apiKey === undefined || apiKey.length < 4 || !body.includes(apiKey)) return body;
+  return body.split(apiKey).join('[redacted]');
+}
+
+/** No content, no tool calls in any choice: the upstream answered nothing. */
+export function isEmptyCompletion(body: Record<string, unknown>): boolean {
+  const choices = body.choices;
+  if (!Array.isArray(choices)) return true;
+  for (const choice of choices) {
+    if (!isObject(choice) || !isObject(choice.message)) continue;
+    const m = choice.message;
+    if (typeof m.content === 'string' && m.content.length > 0) return false;
+    if (Array.isArray(m.content) && m.content.length > 0) return false;
+    if (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) return false;
+    if (isObject(m.function_call)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,209 @@
+import type { Adapter } from '../adapters/adapter.js';
+import { resolveModel } from '../config/alias-registry.js';
+import { RouterError } from '../errors.js';
+import { buildPlan } from '../plan/build-plan.js';
+import type {
+  AliasConfig,
+  AttemptEvent,
+  ConfigSnapshot,
+  ProviderConfig,
+  ProviderType,
+  RouterRequest,
+  RouterResult,
+  Settings,
+  TargetConfig,
+} from '../types.js';
+import { AttemptLog } from './attempt-log.js';
+import { type BackgroundGate, type InFlight, sleep } from './background-gate.js';
+import { callTarget, type CallOutcome } from './call-target.js';
+
+/** The part of HealthCache the attempt loop uses (reads the pre-check, reports outcomes). */
+export interface AttemptHealth {
+  check(target: TargetConfig, provider: ProviderConfig | undefined): { ok: true } | { ok: false; reason: string; until?: number };
+  reportSuccess(provider: string): void;
+  reportFailure(provider: string, error: string, settings: Settings): void;
+  coolDown(targetId: string, untilMs: number, reason: string): void;
+}
+
+/** Long-lived collaborators, owned by the router and shared by all requests. */
+export interface ExecuteDeps {
+  readonly health: AttemptHealth;
+  readonly adapters: { get(type: ProviderType): Adapter | undefined };
+  readonly now: () => number;
+  readonly random: () => number;
+  /** The next round_robin counter value of an alias (increments it). */
+  readonly rotation: (alias: string) => number;
+  readonly inFlight: InFlight;
+  readonly gate: BackgroundGate;
+  /** The attempt-event sink, or undefined when nobody listens (then no event objects are built). */
+  readonly attemptListener: () => ((event: AttemptEvent) => void) | undefined;
+}
+
+/** First wait between retries of one target; doubles per retry, capped by retry_max_wait. */
+const RETRY_BACKOFF_BASE_MS = 250; // 0.25 s
+
+/**
+ * One request: resolve → plan → for each target: health pre-check (skip without
+ * a network call) → adapter call → classify → next. See call-target.ts for one
+ * call and stream-commit.ts for when a stream becomes final.
+ */
+export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, deps: ExecuteDeps): Promise<RouterResult> {
+  const { alias, config } = resolveModel(snapshot, request.model);
+  if (request.body === null || typeof request.body !== 'object' || !Array.isArray(request.body.messages)) {
+    throw new RouterError('invalid_request', 'the request body needs a `messages` array');
+  }
+  const rotation = config.strategy === 'round_robin' ? deps.rotation(config.name) : 0;
+  const plan = buildPlan(config, { random: deps.random, rotation, inFlight: deps.inFlight.get });
+  const log = new AttemptLog(alias, request.requestId, deps.attemptListener());
+  const background = request.priority === 'background';
+  let release: (() => void) | undefined;
+  if (background) {
+    try {
+      release = await deps.gate.acquire(snapshot.backgroundConcurrency, request.signal);
+    } catch (error) {
+      throw new RouterError('aborted', 'request aborted by the caller', { cause: error });
+    }
+  }
+  const run = new AttemptRun(snapshot, request, deps, alias, config, plan, log, background, release);
+  try {
+    return await run.run();
+  } finally {
+    if (!run.streamOwnsRelease) release?.();
+  }
+}
+
+class AttemptRun {
+  /** A committed stream releases the background slot when it ends, not when execute returns. */
+  streamOwnsRelease = false;
+
+  constructor(
+    private readonly snapshot: ConfigSnapshot,
+    private readonly request: RouterRequest,
+    private readonly deps: ExecuteDeps,
+    private readonly alias: string | undefined,
+    private readonly config: AliasConfig,
+    private readonly plan: readonly TargetConfig[],
+    private readonly log: AttemptLog,
+    private readonly background: boolean,
+    private readonly release: (() => void) | undefined,
+  ) {}
+
+  async run(): Promise<RouterResult> {
+    let ignoreHealth = false;
+    let waited = false;
+    for (;;) {
+      let soonest: number | undefined;
+      let coolingDown = false;
+      let retriable = false; // some skip was for a transient reason (try_anyway may override it)
+      for (const target of this.plan) {
+        const provider = this.snapshot.providers.get(target.provider);
+        const check = this.deps.health.check(target, provider);
+        const adapter = provider === undefined ? undefined : this.deps.adapters.get(provider.type);
+        if (!check.ok && !(ignoreHealth && isTransient(check.reason))) {
+          this.log.add(target, 'skipped', check.reason, 0, {
+            detail: check.until === undefined ? undefined : `until ${new Date(check.until).toISOString()}`,
+          });
+          if (check.until !== undefined && (soonest === undefined || check.until < soonest)) soonest = check.until;
+          if (check.reason === 'cooling_down') coolingDown = true;
+          if (isTransient(check.reason)) retriable = true;
+          continue;
+        }
+        if (provider === undefined || adapter === undefined) {
+          this.log.add(target, 'skipped', 'unconfigured: unknown provider', 0);
+          continue;
+        }
+        const result = await this.tryTarget(target, provider, adapter);
+        if (result !== undefined) return result;
+      }
+      if (this.log.attempts.some((a) => a.outcome === 'failed')) throw this.upstreamFailed();
+      if (!ignoreHealth && retriable && this.config.onAllUnhealthy === 'try_anyway') {
+        ignoreHealth = true;
+        continue;
+      }
+      const now = this.deps.now();
+      // A background request may wait out a rate-limit cooldown; a realtime one never waits.
+      if (this.background && !waited && coolingDown && soonest !== undefined && soonest - now <= this.maxWait()) {
+        waited = true;
+        await this.wait(Math.max(0, soonest - now));
+        continue;
+      }
+      throw this.noHealthyProvider(soonest, now);
+    }
+  }
+
+  /** One target, with its configured retries. Undefined: failed, try the next target. */
+  private async tryTarget(target: TargetConfig, provider: ProviderConfig, adapter: Adapter): Promise<RouterResult | undefined> {
+    for (let n = 0; ; n++) {
+      const outcome: CallOutcome = await callTarget(
+        {
+          adapter,
+          provider,
+          target,
+          request: this.request,
+          alias: this.alias,
+          config: this.config,
+          deps: this.deps,
+          log: this.log,
+          release: this.release,
+        },
+        () => {
+          this.streamOwnsRelease = true;
+        },
+      );
+      if (outcome.kind === 'result') return outcome.result;
+      const d = outcome.decision;
+      if (n >= target.settings.retries || !d.retryable) return undefined;
+      const wait = this.retryWait(d.retryAfterMs, n, target.settings);
+      if (wait === undefined) return undefined;
+      await this.wait(wait);
+    }
+  }
+
+  /** Backoff before retry n+1, or undefined when this request must not wait that long. */
+  private retryWait(retryAfterMs: number | undefined, n: number, settings: Settings): number | undefined {
+    const backoff = Math.min(RETRY_BACKOFF_BASE_MS * 2 ** n, settings.retryMaxWaitMs);
+    if (retryAfterMs === undefined) return backoff;
+    if (!this.background || retryAfterMs > settings.retryMaxWaitMs) return undefined; // fail over instead
+    return Math.max(retryAfterMs, backoff);
+  }
+
+  private maxWait(): number {
+    let max = 0;
+    for (const t of this.plan) max = Math.max(max, t.settings.retryMaxWaitMs);
+    return max;
+  }
+
+  private async wait(ms: number): Promise<void> {
+    try {
+      await sleep(ms, this.request.signal);
+    } catch (error) {
+      throw new RouterError('aborted', 'request aborted by the caller', { attempts: this.log.close(), cause: error });
+    }
+  }
+
+  private upstreamFailed(): RouterError {
+    const attempts = this.log.close();
+    return new RouterError('upstream_failed', `every target of ${this.config.name} failed: ${summarize(attempts)}`, { attempts });
+  }
+
+  private noHealthyProvider(soonest: number | undefined, now: number): RouterError {
+    const attempts = this.log.close();
+    const retryAfterSeconds = soonest === undefined ? undefined : Math.max(1, Math.ceil((soonest - now) / 1000));
+    return new RouterError('no_healthy_provider', `no healthy target for ${this.config.name}: ${summarize(attempts)}`, {
+      attempts,
+      retryAfterSeconds,
+    });
+  }
+}
+
+/** Skips that `try_anyway` may override: a target without a key or adapter cannot work at all. */
+function isTransient(reason: string): boolean {
+  return !reason.startsWith('unconfigured');
+}
+
+/** `groq/x: skipped: unhealthy; ollama/y: 503 Service Unavailable` — target ids and reasons only, no secrets. */
+function summarize(attempts: readonly { target: string; outcome: string; reason: string; detail?: string }[]): string {
+  return attempts
+    .map((a) => `${a.target}: ${a.outcome === 'skipped' ? `skipped: ${a.reason}` : (a.detail ?? a.reason)}`)
+    .join('; ');
+}

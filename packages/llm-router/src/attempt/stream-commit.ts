@@ -1,0 +1,169 @@
+import type { StreamEvent, StreamOpen } from '../adapters/adapter.js';
+import { RouterError } from '../errors.js';
+import type { Usage } from '../types.js';
+import type { Failure } from './classify-error.js';
+
+/*
+ * Why a stream commits to a target only at its first content (or tool-call)
+ * delta, and why a failure after that is an error rather than a quiet end:
+ *
+ * Until a delta arrives the client has seen nothing, so an HTTP error, an error
+ * event, malformed data or an empty stream can still be repaired by asking the
+ * next target; the chunks read so far (e.g. the `role` chunk) are held back and
+ * the client ends up with one clean stream from one target. Once a delta has
+ * been relayed, switching targets would splice two different answers into one
+ * text, so the router must not retry. Ending the stream cleanly would be worse:
+ * a cut answer would look complete and be stored or acted upon as if it were.
+ * So after the commit a failure makes the iterator throw `stream_interrupted`,
+ * which the caller turns into an explicit error event (never `[DONE]`).
+ */
+
+/** How a committed stream ended, for health bookkeeping and in-flight counting. */
+export type StreamEnd =
+  | { readonly kind: 'complete' }
+  | { readonly kind: 'cancelled' } // the consumer stopped reading (client went away)
+  | { readonly kind: 'aborted' } // the request's signal fired
+  | { readonly kind: 'interrupted'; readonly reason: string };
+
+export type PreCommit =
+  | { readonly kind: 'committed'; readonly stream: CommittedStream }
+  | { readonly kind: 'failed'; readonly failure: Failure };
+
+/**
+ * Reads an opened stream until its first delta. Resolves `committed` with an
+ * iterator that replays the held-back chunks, or `failed` with what went wrong
+ * (the body is then destroyed). Transport errors and malformed data are thrown,
+ * like any adapter error, after destroying the body.
+ */
+export async function readUntilCommit(
+  open: StreamOpen,
+  target: string,
+  signal: AbortSignal | undefined,
+  onEnd: (end: StreamEnd) => void,
+): Promise<PreCommit> {
+  const it = open.body[Symbol.asyncIterator]();
+  const held: StreamEvent[] = [];
+  try {
+    for (;;) {
+      const step = await it.next();
+      const events = step.done === true ? open.decoder.end() : open.decoder.push(step.value);
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i]!;
+        if (event.type === 'error') return fail(open, { kind: 'stream_error', message: event.message });
+        if (event.type === 'done') return fail(open, { kind: 'empty', reason: 'empty_stream' });
+        held.push(event);
+        if (event.delta) {
+          for (let j = i + 1; j < events.length; j++) held.push(events[j]!);
+          return { kind: 'committed', stream: new CommittedStream(open, it, held, target, signal, onEnd) };
+        }
+      }
+      if (step.done === true) return fail(open, { kind: 'empty', reason: 'empty_stream' });
+    }
+  } catch (error) {
+    open.body.destroy();
+    throw error;
+  }
+}
+
+function fail(open: StreamOpen, failure: Failure): PreCommit {
+  // Closing the connection is cheaper than reading an unwanted rest, and stops token spend.
+  open.body.destroy();
+  return { kind: 'failed', failure };
+}
+
+/**
+ * The caller-facing events iterator: yields each chunk's JSON text. A plain
+ * iterator object rather than an async generator, so the per-chunk cost is one
+ * promise and cleanup runs even when iteration never starts.
+ */
+export class CommittedStream implements AsyncIterableIterator<string> {
+  usage: Usage | undefined;
+  private queue: StreamEvent[];
+  private index = 0;
+  private bodyEnded = false;
+  private ended = false;
+
+  constructor(
+    private readonly open: StreamOpen,
+    private readonly it: AsyncIterator<Uint8Array>,
+    held: StreamEvent[],
+    private readonly target: string,
+    private readonly signal: AbortSignal | undefined,
+    private readonly onEnd: (end: StreamEnd) => void,
+  ) {
+    this.queue = held;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<string>> {
+    if (this.ended) return { done: true, value: undefined };
+    for (;;) {
+      while (this.index < this.queue.length) {
+        const event = this.queue[this.index++]!;
+        if (event.type === 'chunk') {
+          if (event.usage !== undefined) this.usage = event.usage;
+          return { done: false, value: event.data };
+        }
+        if (event.type === 'done') {
+          this.finish({ kind: 'complete' });
+          if (!this.bodyEnded) void drain(this.it); // let the socket return to the pool
+          return { done: true, value: undefined };
+        }
+        throw this.interrupt('stream_error', `${this.target} sent an error event mid-stream`);
+      }
+      if (this.bodyEnded) throw this.interrupt('socket_closed', `${this.target} ended the stream without finishing it`);
+      let step: IteratorResult<Uint8Array>;
+      try {
+        step = await this.it.next();
+        this.queue = step.done === true ? this.open.decoder.end() : this.open.decoder.push(step.value);
+      } catch (error) {
+        throw this.transportError(error);
+      }
+      this.index = 0;
+      if (step.done === true) this.bodyEnded = true;
+    }
+  }
+
+  /** The consumer stopped early (client disconnected): close the upstream connection at once. */
+  async return(): Promise<IteratorResult<string>> {
+    if (!this.ended) {
+      this.open.body.destroy();
+      this.finish({ kind: 'cancelled' });
+    }
+    return { done: true, value: undefined };
+  }
+
+  private transportError(error: unknown): RouterError {
+    if (this.signal?.aborted === true) {
+      this.open.body.destroy();
+      this.finish({ kind: 'aborted' });
+      return new RouterError('aborted', 'request aborted by the caller', { target: this.target, cause: error });
+    }
+    const code = (error as { code?: unknown } | null)?.code;
+    const reason = code === 'invalid_response' ? 'invalid_response' : 'socket_closed';
+    return this.interrupt(reason, `${this.target} stream broke off`, error);
+  }
+
+  private interrupt(reason: string, message: string, cause?: unknown): RouterError {
+    this.open.body.destroy();
+    this.finish({ kind: 'interrupted', reason });
+    return new RouterError('stream_interrupted', message, { target: this.target, cause });
+  }
+
+  private finish(end: StreamEnd): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.onEnd(end);
+  }
+}
+
+async function drain(it: AsyncIterator<Uint8Array>): Promise<void> {
+  try {
+    for (;;) if ((await it.next()).done === true) return;
+  } catch {
+    // The answer is complete; a late transport error no longer matters.
+  }
+}

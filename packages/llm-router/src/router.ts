@@ -1,0 +1,181 @@
+import { AdapterRegistry } from './adapters/registry.js';
+import { BackgroundGate, InFlight } from './attempt/background-gate.js';
+import { execute, type ExecuteDeps } from './attempt/execute.js';
+import { listModels } from './config/alias-registry.js';
+import { loadConfigFile } from './config/load-config.js';
+import { RouterError } from './errors.js';
+import { HealthCache } from './health/health-cache.js';
+import { HealthProbe } from './health/health-probe.js';
+import type {
+  AliasView,
+  ConfigSnapshot,
+  ProviderHealthView,
+  ReloadResult,
+  RouterEvents,
+  RouterRequest,
+  RouterResult,
+} from './types.js';
+
+export interface RouterOptions {
+  /** The initial, already validated config. */
+  readonly config: ConfigSnapshot;
+  /** Where `reload()` re-reads the config from. */
+  readonly configPath?: string;
+  /** Variables for `${VAR}` in the config on reload (default `process.env`). */
+  readonly env?: Record<string, string | undefined>;
+  /** Clock for health, cooldowns and durations (default `Date.now`); tests pass a fake one. */
+  readonly now?: () => number;
+  /** Random source for the weighted strategy (default `Math.random`). */
+  readonly random?: () => number;
+}
+
+export interface Router {
+  /** The current snapshot. A request keeps the snapshot it started with. */
+  readonly config: ConfigSnapshot;
+  /** Routes one request. Throws RouterError (unknown_model, no_healthy_provider, upstream_failed, aborted, …). */
+  execute(request: RouterRequest): Promise<RouterResult>;
+  /** Re-reads `configPath`; a bad file leaves the old snapshot serving and returns the error. */
+  reload(): Promise<ReloadResult>;
+  /** Swaps in a validated snapshot; health of targets still present survives. */
+  applyConfig(snapshot: ConfigSnapshot): void;
+  startProbes(): void;
+  probeNow(): Promise<void>;
+  /** Stops probes and closes the upstream pools. */
+  close(): Promise<void>;
+  health(): ProviderHealthView[];
+  aliases(): AliasView[];
+  models(): string[];
+  on<K extends keyof RouterEvents>(event: K, listener: (event: RouterEvents[K]) => void): () => void;
+}
+
+export function createRouter(options: RouterOptions): Router {
+  return new ManaRouter(options);
+}
+
+type Listeners = { [K in keyof RouterEvents]: Set<(event: RouterEvents[K]) => void> };
+
+class ManaRouter implements Router {
+  private snapshot: ConfigSnapshot;
+  private readonly now: () => number;
+  private readonly cache: HealthCache;
+  private readonly adapters = new AdapterRegistry();
+  private readonly probe: HealthProbe;
+  private readonly listeners: Listeners = { attempt: new Set(), health: new Set(), reload: new Set() };
+  /** round_robin counters per alias name. */
+  private readonly rotations = new Map<string, number>();
+  private readonly deps: ExecuteDeps;
+  private readonly stopHealthEvents: () => void;
+  private closed = false;
+
+  constructor(private readonly options: RouterOptions) {
+    this.snapshot = options.config;
+    this.now = options.now ?? Date.now;
+    this.cache = new HealthCache({ now: this.now });
+    this.stopHealthEvents = this.cache.onChange((event) => this.emit('health', event));
+    this.probe = new HealthProbe({
+      cache: this.cache,
+      config: () => this.snapshot,
+      listModels: (provider, signal) => this.adapters.listModels(provider, signal),
+      now: this.now,
+    });
+    const attempt = this.listeners.attempt;
+    const emitAttempt = (event: RouterEvents['attempt']): void => this.emit('attempt', event);
+    this.deps = {
+      health: this.cache,
+      adapters: this.adapters,
+      now: this.now,
+      random: options.random ?? Math.random,
+      rotation: (alias) => {
+        const n = this.rotations.get(alias) ?? 0;
+        this.rotations.set(alias, n + 1);
+        return n;
+      },
+      inFlight: new InFlight(),
+      gate: new BackgroundGate(),
+      attemptListener: () => (attempt.size === 0 ? undefined : emitAttempt),
+    };
+  }
+
+  get config(): ConfigSnapshot {
+    return this.snapshot;
+  }
+
+  execute(request: RouterRequest): Promise<RouterResult> {
+    if (this.closed) return Promise.reject(new RouterError('upstream_failed', 'the router is closed'));
+    // The snapshot is read once: a reload during this request does not change its plan.
+    return execute(this.snapshot, request, this.deps);
+  }
+
+  async reload(): Promise<ReloadResult> {
+    const path = this.options.configPath;
+    if (path === undefined) {
+      const error = 'no config path to reload from';
+      this.emit('reload', { ok: false, source: this.snapshot.source, error });
+      return { ok: false, source: this.snapshot.source, error };
+    }
+    let next: ConfigSnapshot;
+    try {
+      next = await loadConfigFile(path, this.options.env === undefined ? {} : { env: this.options.env });
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      this.emit('reload', { ok: false, source: path, error });
+      return { ok: false, source: path, error };
+    }
+    this.applyConfig(next);
+    this.emit('reload', { ok: true, source: next.source, error: undefined });
+    return { ok: true, source: next.source };
+  }
+
+  applyConfig(snapshot: ConfigSnapshot): void {
+    this.snapshot = snapshot;
+    this.cache.retain(snapshot);
+    for (const alias of this.rotations.keys()) if (!snapshot.aliases.has(alias)) this.rotations.delete(alias);
+    void this.adapters.retain(snapshot.providers.values());
+  }
+
+  startProbes(): void {
+    if (!this.closed) this.probe.start();
+  }
+
+  probeNow(): Promise<void> {
+    return this.probe.runOnce();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.probe.stop();
+    this.stopHealthEvents();
+    await this.adapters.close();
+  }
+
+  health(): ProviderHealthView[] {
+    return this.cache.providerView(this.snapshot);
+  }
+
+  aliases(): AliasView[] {
+    return this.cache.aliasView(this.snapshot);
+  }
+
+  models(): string[] {
+    return listModels(this.snapshot);
+  }
+
+  on<K extends keyof RouterEvents>(event: K, listener: (event: RouterEvents[K]) => void): () => void {
+    const set = this.listeners[event] as Set<(event: RouterEvents[K]) => void>;
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+    };
+  }
+
+  private emit<K extends keyof RouterEvents>(event: K, payload: RouterEvents[K]): void {
+    for (const listener of this.listeners[event] as Set<(event: RouterEvents[K]) => void>) {
+      try {
+        listener(payload);
+      } catch {
+        // A metrics or logging hook must never break routing.
+      }
+    }
+  }
+}
