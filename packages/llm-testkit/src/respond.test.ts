@@ -144,6 +144,13 @@ describe('other faults', () => {
     expect((await fake.waitForClientClose(2_000)).closedByClient).toBe(true);
   });
 
+  test('a client leaving during headerDelayMs is recorded and nothing is sent after', async () => {
+    fake.on('m', { kind: 'answer', headerDelayMs: 5_000 });
+    await expect(chat({ model: 'm' }, { signal: AbortSignal.timeout(100) })).rejects.toThrow();
+    const closed = await fake.waitForClientClose(2_000);
+    expect(closed.model).toBe('m');
+  });
+
   test('empty_answer: content "" (non-stream); role chunk, finish, [DONE] (stream)', async () => {
     fake.on('m', { kind: 'empty_answer' });
     const body = (await (await chat({ model: 'm' })).json()) as { choices: Array<{ message: Record<string, unknown> }> };

@@ -151,6 +151,25 @@ describe('connections and lifecycle', () => {
     await expect(fake.restart()).rejects.toThrow();
   });
 
+  test('close() leaves no servers, sockets or timers behind', async () => {
+    const tally = () => {
+      const kinds = process.getActiveResourcesInfo();
+      return ['TCPServerWrap', 'TCPSocketWrap', 'Timeout'].map((k) => kinds.filter((x) => x === k).length);
+    };
+    await vi.waitFor(() => expect(tally()[1]).toBe(0)); // earlier tests' client sockets
+    const before = tally();
+    const fake = await startFakeOllama();
+    fake.on('hang', { kind: 'hang' });
+    fake.on('slow', { kind: 'answer', chunkIntervalMs: 10_000, headerDelayMs: 10 });
+    const hanging = fetch(`${fake.url}/api/chat`, { method: 'POST', body: '{"model":"hang"}' }).catch(() => undefined);
+    const slow = fetch(`${fake.url}/api/chat`, { method: 'POST', body: '{"model":"slow"}' }).then((r) => r.text()).catch(() => undefined);
+    await fake.waitForRequest((r) => r.model === 'hang');
+    await fake.waitForRequest((r) => r.model === 'slow');
+    await fake.close();
+    await Promise.all([hanging, slow]);
+    await vi.waitFor(() => expect(tally()).toEqual(before));
+  });
+
   test('a fake can be started on a chosen port', async () => {
     const first = await start();
     const port = first.port;
