@@ -106,8 +106,8 @@ export class Recorder {
     return this.#received.wait(predicate, timeoutMs);
   }
 
-  waitForClientClose(timeoutMs = DEFAULT_WAIT_MS): Promise<RecordedRequest> {
-    return this.#closed.wait(always, timeoutMs);
+  waitForClientClose(timeoutMs = DEFAULT_WAIT_MS, predicate: (r: RecordedRequest) => boolean = always): Promise<RecordedRequest> {
+    return this.#closed.wait(predicate, timeoutMs);
   }
 
   reset(): void {

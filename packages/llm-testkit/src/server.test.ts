@@ -86,6 +86,16 @@ describe('counts and waiting', () => {
     await expect(fake.waitForClientClose(50)).rejects.toThrow(/client close/);
   });
 
+  test('waitForClientClose can pick a request by predicate, skipping older abandoned ones', async () => {
+    const fake = await start();
+    fake.on('*', { kind: 'hang' });
+    for (const model of ['old', 'new']) {
+      await expect(chat(fake, model, { signal: AbortSignal.timeout(50) })).rejects.toThrow();
+    }
+    expect((await fake.waitForClientClose(2_000, (r) => r.model === 'new')).model).toBe('new');
+    expect((await fake.waitForClientClose(2_000)).model).toBe('old');
+  });
+
   test('record:false keeps counts and waiters but no request list', async () => {
     const fake = await start({ record: false });
     const waiting = fake.waitForRequest();

@@ -114,8 +114,8 @@ class FakeUpstreamServer implements FakeUpstream {
   waitForRequest(predicate?: (request: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest> {
     return this.#recorder.waitForRequest(predicate, timeoutMs);
   }
-  waitForClientClose(timeoutMs?: number): Promise<RecordedRequest> {
-    return this.#recorder.waitForClientClose(timeoutMs);
+  waitForClientClose(timeoutMs?: number, predicate?: (request: RecordedRequest) => boolean): Promise<RecordedRequest> {
+    return this.#recorder.waitForClientClose(timeoutMs, predicate);
   }
   openConnections(): number {
     return this.#sockets.size;

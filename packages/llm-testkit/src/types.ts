@@ -108,8 +108,12 @@ export interface FakeUpstream {
   probeCount(): number;
   /** The oldest matching request not handed out by an earlier call; otherwise waits for the next one. */
   waitForRequest(predicate?: (request: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
-  /** The oldest client-closed request not handed out by an earlier call; otherwise waits for the next one. */
-  waitForClientClose(timeoutMs?: number): Promise<RecordedRequest>;
+  /**
+   * The oldest client-closed request (matching `predicate`, an addition) not handed out by an
+   * earlier call; otherwise waits for the next one. Closes nobody waited for stay queued until
+   * reset(), so pass a predicate when earlier requests may also have been abandoned.
+   */
+  waitForClientClose(timeoutMs?: number, predicate?: (request: RecordedRequest) => boolean): Promise<RecordedRequest>;
   openConnections(): number;
   /** Forget requests, probes, behaviours, models set by setModels and the probe status. */
   reset(): void;
