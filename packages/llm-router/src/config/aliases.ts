@@ -45,6 +45,9 @@ function buildAlias(
     reader.fail(path, `alias name "${name}" must live in the ${ALIAS_NAMESPACE}/ namespace (e.g. ${ALIAS_NAMESPACE}/long-form)`, name, true);
   }
   // `mana/x: [a/b, c/d]` is the original strings-only format: the list is the chain.
+  if (typeof raw !== 'object' && raw !== undefined) {
+    reader.fail(path, `alias ${name} must be a list of provider/model targets or a map with a chain`, name);
+  }
   const map: RawMap = Array.isArray(raw) ? { chain: raw } : raw === null ? {} : reader.map(raw, path, `alias ${name}`, name);
   if (!Array.isArray(raw)) reader.keys(map, ALIAS_KEYS, path, `alias ${name}`, name);
   const chainPath = Array.isArray(raw) ? path : [...path, 'chain'];

@@ -35,8 +35,9 @@ export class ConfigSource {
       const line = lines.linePos(offset).line;
       if (first.code === 'DUPLICATE_KEY') {
         const key = /^["']?([^"':\n]+)/.exec(text.slice(offset))?.[1]?.trim() ?? '?';
-        const what = key.startsWith('mana/') ? `duplicate alias ${key}` : `duplicate key ${key}`;
-        throw configError(name, line, key.startsWith('mana/') ? key : undefined, `${what} (each key may appear once)`);
+        const alias = aliasAt(document, offset);
+        const what = alias === key ? `duplicate alias ${key}` : `duplicate key ${key}`;
+        throw configError(name, line, alias, `${what} (each key may appear once)`);
       }
       const reason = first.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? first.code;
       throw configError(name, line, undefined, `YAML syntax error: ${reason}`);
@@ -86,4 +87,19 @@ export class ConfigSource {
 export function configError(source: string, line: number | undefined, alias: string | undefined, message: string): RouterError {
   const where = [line === undefined ? source : `${source} line ${line}`, alias === undefined ? '' : ` (alias ${alias})`].join('');
   return new RouterError('invalid_config', `invalid config at ${where}: ${message}`);
+}
+
+/** The alias whose entry (key or value) contains `offset`, if any: names it in duplicate-key errors. */
+function aliasAt(document: Document.Parsed, offset: number): string | undefined {
+  const root = document.contents;
+  if (!isMap(root)) return undefined;
+  const aliases = root.items.find((pair) => isScalar(pair.key) && pair.key.value === 'aliases')?.value;
+  if (!isMap(aliases)) return undefined;
+  for (const pair of aliases.items) {
+    if (!isScalar(pair.key)) continue;
+    const start = pair.key.range?.[0];
+    const end = (pair.value as { range?: [number, number, number] } | null)?.range?.[2] ?? pair.key.range?.[2];
+    if (start !== undefined && end !== undefined && offset >= start && offset <= end) return String(pair.key.value);
+  }
+  return undefined;
 }

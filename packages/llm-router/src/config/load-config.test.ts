@@ -228,6 +228,18 @@ describe('parseConfig: validation names the alias and line', () => {
     );
   });
 
+  it('duplicate key inside an alias names the alias', () => {
+    const text = withLongForm('    chain: [ollama/a]\n    chain: [ollama/b]\n');
+    expect(parseError(text)).toBe(
+      'invalid config at aliases.yaml line 4 (alias mana/long-form): duplicate key chain (each key may appear once)',
+    );
+  });
+
+  it('an alias that is neither a list nor a map', () => {
+    const text = withLongForm('').replace('mana/long-form:\n', 'mana/long-form: ollama/a\n');
+    expect(parseError(text)).toContain('line 2 (alias mana/long-form): alias mana/long-form must be a list of provider/model targets or a map');
+  });
+
   it('alias outside the mana/ namespace', () => {
     const text = withLongForm('    chain: [ollama/a]\n') + '  team/writer: [ollama/a]\n';
     expect(parseError(text)).toContain('line 8 (alias team/writer): alias name "team/writer" must live in the mana/ namespace');
