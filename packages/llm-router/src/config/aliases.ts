@@ -1,5 +1,5 @@
 import { ALIAS_NAMESPACE, MANA_LLM_ALIASES } from '@mana/llm-aliases';
-import type { AliasConfig, OnAllUnhealthy, ProviderConfig, Settings, Strategy, TargetConfig } from '../types.js';
+import type { AliasConfig, ProviderConfig, Settings, Strategy, TargetConfig } from '../types.js';
 import type { ConfigPath } from './config-source.js';
 import type { ConfigReader, RawMap } from './reader.js';
 import { ALIAS_KEYS, ALIAS_NAME, ON_ALL_UNHEALTHY, STRATEGIES, TARGET_KEYS } from './schema.js';
