@@ -4,7 +4,7 @@
  * SIGHUP reloads the config; SIGTERM/SIGINT drain and exit 0 (a second one exits at once).
  */
 import { parseCli } from './cli.js';
-import { startGateway } from './gateway.js';
+import { startGateway, type Gateway } from './gateway.js';
 import { createLogger } from './logging.js';
 
 async function main(): Promise<void> {
@@ -30,22 +30,16 @@ async function main(): Promise<void> {
     process.exit(1);
   });
 
-  let gateway;
-  try {
-    gateway = await startGateway(options, { logger });
-  } catch (error) {
-    logger.fatal({ err: { message: (error as Error).message } }, 'cannot start');
-    flush();
-    process.stderr.write(`mana-llm-gateway: ${(error as Error).message}\n`);
-    process.exit(1);
-  }
-  const gw = gateway;
+  // Signal handlers go in before the server listens: a signal during startup
+  // must not kill the process with its default action.
+  let gateway: Gateway | undefined;
+  let stopping = false;
 
   process.on('SIGHUP', () => {
-    void gw.reload('signal');
+    if (gateway === undefined) logger.warn('SIGHUP during startup: ignored');
+    else void gateway.reload('signal');
   });
 
-  let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting without waiting');
@@ -53,8 +47,13 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    if (gateway === undefined) {
+      logger.info({ signal }, 'signal during startup: exiting');
+      flush();
+      process.exit(0);
+    }
     logger.info({ signal, grace_ms: options.shutdownGraceMs }, 'shutting down: draining in-flight requests');
-    void gw.shutdown().then(
+    gateway.shutdown().then(
       (result) => {
         logger.info({ drained: result.drained, duration_ms: Math.round(result.durationMs) }, 'stopped');
         flush();
@@ -69,6 +68,15 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+
+  try {
+    gateway = await startGateway(options, { logger });
+  } catch (error) {
+    logger.fatal({ err: { message: (error as Error).message } }, 'cannot start');
+    flush();
+    process.stderr.write(`mana-llm-gateway: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
 }
 
 void main();

@@ -1,0 +1,355 @@
+/**
+ * End to end: the built gateway as a process, testkit upstreams, the official
+ * `openai` SDK and plain HTTP. Auth off here (see auth.e2e.test.ts for auth on).
+ */
+import { execFileSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refusingPort, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { aliasesYaml, spawnGateway, type GatewayProcess } from './harness.js';
+
+const SECRET = 'sk-e2e-SECRET-7f3a9c0d2b';
+const ANSWER = 'The quick brown fox jumps';
+
+let cloud: FakeUpstream;
+let gw: GatewayProcess;
+let client: OpenAI;
+const bodies: string[] = []; // every response body seen, for the secret check
+
+async function post(path: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+}
+
+async function jsonOf(res: Response): Promise<any> {
+  const text = await res.text();
+  bodies.push(text);
+  return JSON.parse(text);
+}
+
+function findPromtool(): string | undefined {
+  try {
+    execFileSync('promtool', ['--version'], { stdio: 'ignore' });
+    return 'promtool';
+  } catch {
+    return undefined;
+  }
+}
+
+beforeAll(async () => {
+  cloud = await startFakeOpenAI();
+  cloud.on('m2', { kind: 'answer', content: ANSWER, chunks: 3, headers: { 'x-ratelimit-remaining-requests': '42' } });
+  cloud.on('bad-request', {
+    kind: 'status',
+    status: 400,
+    body: { error: { message: 'Upstream says: bad temperature', type: 'invalid_request_error', param: 'temperature', code: 'bad_temperature' } },
+  });
+  cloud.on('fail-a', { kind: 'status', status: 500 });
+  cloud.on('fail-b', { kind: 'status', status: 503 });
+  cloud.on('cut', { kind: 'answer', content: 'one two three four', chunks: 4, cutAfterChunks: 1 });
+  cloud.on('hang', { kind: 'hang' });
+  const dead = await refusingPort();
+  const config =
+    `settings:\n  probe_interval: 60s\n  first_byte_timeout: 20s\n` +
+    `providers:\n` +
+    `  local: { type: ollama, base_url: "http://127.0.0.1:${dead}" }\n` +
+    `  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key: "${SECRET}" }\n` +
+    `  nokey: { type: openai, base_url: "${cloud.baseUrl}", api_key: "\${E2E_MISSING_KEY}" }\n` +
+    aliasesYaml(
+      {
+        'mana/fast-text': ['local/m1', 'cloud/m2'],
+        'mana/structured': ['nokey/m3'],
+        'mana/reasoning': ['cloud/fail-a', 'cloud/fail-b'],
+        'mana/relay400': ['cloud/bad-request', 'cloud/m2'],
+        'mana/cut': ['cloud/cut', 'cloud/m2'],
+        'mana/hang': ['cloud/hang'],
+      },
+      ['cloud/m2'],
+    );
+  gw = await spawnGateway({ config, args: ['--max-body', '64kb'] });
+  client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'not-needed-auth-off', maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await gw?.stop();
+  await cloud?.close();
+});
+
+describe('completions through the gateway', () => {
+  it('fails over past a dead first target (openai SDK, non-streaming) and says which model answered', async () => {
+    const { data, response } = await client.chat.completions
+      .create({ model: 'mana/fast-text', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    expect(data.choices[0]?.message.content).toBe(ANSWER);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-mana-llm-resolved')).toBe('cloud/m2');
+    expect(response.headers.get('x-mana-llm-alias')).toBe('mana/fast-text');
+    expect(response.headers.get('x-mana-llm-attempts')).toBe('2');
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    // Rate-limit headers of the relayed attempt are passed on.
+    expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('42');
+    // The provider key was sent upstream, with the model rewritten.
+    const upstream = cloud.requests.find((r) => r.model === 'm2');
+    expect(upstream?.headers.authorization).toBe(`Bearer ${SECRET}`);
+    const line = await gw.waitForLog((l) => l.msg === 'request' && l.target === 'cloud/m2');
+    expect(line).toMatchObject({ alias: 'mana/fast-text', status: 200, stream: false });
+    expect(line.attempts).toEqual([
+      expect.objectContaining({ target: 'local/m1', outcome: 'failed', reason: 'connect_refused' }),
+      expect.objectContaining({ target: 'cloud/m2', outcome: 'ok' }),
+    ]);
+    expect(line.tokens).toMatchObject({ prompt: expect.any(Number), completion: expect.any(Number) });
+    expect(JSON.stringify(line)).not.toContain('hi"');
+  });
+
+  it('streams with the openai SDK, headers first', async () => {
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'mana/long-form', messages: [{ role: 'user', content: 'tell me' }], stream: true })
+      .withResponse();
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    expect(response.headers.get('x-mana-llm-resolved')).toBe('cloud/m2');
+    expect(response.headers.get('x-mana-llm-alias')).toBe('mana/long-form');
+    expect(response.headers.get('x-mana-llm-attempts')).toBe('1');
+    let text = '';
+    let chunks = 0;
+    for await (const chunk of stream) {
+      chunks++;
+      text += chunk.choices[0]?.delta.content ?? '';
+    }
+    expect(text).toBe(ANSWER);
+    expect(chunks).toBeGreaterThanOrEqual(3);
+  });
+
+  it('echoes a client X-Request-Id and accepts a direct provider/model', async () => {
+    const res = await post('/v1/chat/completions', JSON.stringify({ model: 'cloud/m2', messages: [{ role: 'user', content: 'x' }] }), {
+      'x-request-id': 'req-abc-123',
+    });
+    const body = await jsonOf(res);
+    expect(res.status).toBe(200);
+    expect(body.object).toBe('chat.completion');
+    expect(res.headers.get('x-request-id')).toBe('req-abc-123');
+    expect(res.headers.get('x-mana-llm-resolved')).toBe('cloud/m2');
+    expect(res.headers.get('x-mana-llm-alias')).toBeNull();
+  });
+
+  it('maps X-Mana-LLM-Priority and rejects a bad value', async () => {
+    const ok = await post('/v1/chat/completions', JSON.stringify({ model: 'mana/vision', messages: [{ role: 'user', content: 'x' }] }), {
+      'x-mana-llm-priority': 'background',
+    });
+    expect(ok.status).toBe(200);
+    await ok.text();
+    const bad = await post('/v1/chat/completions', JSON.stringify({ model: 'mana/vision', messages: [{ role: 'user', content: 'x' }] }), {
+      'x-mana-llm-priority': 'urgent',
+    });
+    expect(bad.status).toBe(400);
+    expect((await jsonOf(bad)).error.code).toBe('invalid_header');
+  });
+});
+
+describe('errors', () => {
+  const user = [{ role: 'user', content: 'x' }];
+
+  it.each([
+    ['invalid JSON', 400, 'invalid_json', '{"messages": ['],
+    ['a non-object body', 400, 'invalid_type', '[1,2]'],
+    ['missing messages', 400, 'missing_messages', '{"model":"mana/fast-text"}'],
+    ['empty messages', 400, 'missing_messages', '{"model":"mana/fast-text","messages":[]}'],
+    ['messages not an array', 400, 'invalid_type', '{"messages":"hi"}'],
+    ['a message without role', 400, 'invalid_request', '{"messages":[{"content":"hi"}]}'],
+    ['stream not boolean', 400, 'invalid_type', JSON.stringify({ messages: user, stream: 'yes' })],
+    ['model not a string', 400, 'invalid_type', JSON.stringify({ messages: user, model: 7 })],
+    ['an empty body', 400, 'invalid_json', ''],
+  ] as const)('%s → %i %s', async (_name, status, code, body) => {
+    const res = await post('/v1/chat/completions', body);
+    expect(res.status).toBe(status);
+    const json = await jsonOf(res);
+    expect(json.error).toMatchObject({ type: 'invalid_request_error', code });
+    expect(typeof json.error.message).toBe('string');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('unknown model → 404 model_not_found listing the aliases (SDK error too)', async () => {
+    const res = await post('/v1/chat/completions', JSON.stringify({ model: 'gpt-9000', messages: user }));
+    expect(res.status).toBe(404);
+    const json = await jsonOf(res);
+    expect(json.error.code).toBe('model_not_found');
+    expect(json.error.message).toContain('mana/fast-text');
+    expect(json.error.message).toContain('mana/long-form');
+    await expect(client.chat.completions.create({ model: 'gpt-9000', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 404,
+      code: 'model_not_found',
+    });
+  });
+
+  it('a body over the limit → 413 request_too_large', async () => {
+    const big = JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(100 * 1024) }] });
+    const res = await post('/v1/chat/completions', big);
+    expect(res.status).toBe(413);
+    expect((await jsonOf(res)).error.code).toBe('request_too_large');
+  });
+
+  it('a chunked body over the limit → 413, reading stops', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write('{"messages":[{"role":"user","content":"');
+      req.write('y'.repeat(80 * 1024)); // never finished: the gateway must answer anyway
+    });
+    expect(status).toBe(413);
+  });
+
+  it('wrong content type → 415', async () => {
+    const res = await post('/v1/chat/completions', 'messages=hi', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(415);
+    expect((await jsonOf(res)).error.code).toBe('unsupported_media_type');
+  });
+
+  it('upstream 400 is relayed verbatim with its status, no failover', async () => {
+    const before = cloud.count('m2');
+    const res = await post('/v1/chat/completions', JSON.stringify({ model: 'mana/relay400', messages: user, temperature: 9 }));
+    expect(res.status).toBe(400);
+    expect(await jsonOf(res)).toEqual({
+      error: { message: 'Upstream says: bad temperature', type: 'invalid_request_error', param: 'temperature', code: 'bad_temperature' },
+    });
+    expect(res.headers.get('x-mana-llm-resolved')).toBe('cloud/bad-request');
+    expect(res.headers.get('x-mana-llm-attempts')).toBe('1');
+    expect(cloud.count('m2')).toBe(before);
+  });
+
+  it('nothing attempted → 503 no_healthy_provider with Retry-After and every target', async () => {
+    const res = await post('/v1/chat/completions', JSON.stringify({ model: 'mana/structured', messages: user }));
+    expect(res.status).toBe(503);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const json = await jsonOf(res);
+    expect(json.error.code).toBe('no_healthy_provider');
+    expect(json.error.attempts).toEqual([expect.objectContaining({ target: 'nokey/m3', outcome: 'skipped' })]);
+    expect(json.error.attempts[0].reason).toMatch(/unconfigured/);
+  });
+
+  it('all attempts failed → 502 upstream_failed listing each', async () => {
+    const res = await post('/v1/chat/completions', JSON.stringify({ model: 'mana/reasoning', messages: user }));
+    expect(res.status).toBe(502);
+    const json = await jsonOf(res);
+    expect(json.error.code).toBe('upstream_failed');
+    expect(json.error.attempts).toEqual([
+      expect.objectContaining({ target: 'cloud/fail-a', outcome: 'failed', status: 500 }),
+      expect.objectContaining({ target: 'cloud/fail-b', outcome: 'failed', status: 503 }),
+    ]);
+    expect(res.headers.get('x-mana-llm-attempts')).toBe('2');
+    expect(res.headers.get('x-mana-llm-alias')).toBe('mana/reasoning');
+  });
+
+  it('a stream failing after the first byte ends with an error event and no [DONE]', async () => {
+    const res = await post('/v1/chat/completions', JSON.stringify({ model: 'mana/cut', messages: user, stream: true }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-mana-llm-resolved')).toBe('cloud/cut');
+    const text = await res.text();
+    bodies.push(text);
+    const events = text.split('\n\n').filter((e) => e.startsWith('data: '));
+    expect(events[0]).toContain('"content":"one');
+    const last = JSON.parse(events[events.length - 1]!.slice('data: '.length));
+    expect(last.error).toMatchObject({ code: 'stream_interrupted', type: 'api_error' });
+    expect(text).not.toContain('[DONE]');
+  });
+
+  it('unknown routes and methods are 404/405, never 5xx', async () => {
+    const a = await fetch(`${gw.url}/v2/nothing`);
+    expect(a.status).toBe(404);
+    expect((await jsonOf(a)).error.code).toBe('not_found');
+    const b = await fetch(`${gw.url}/v1/chat/completions`);
+    expect(b.status).toBe(405);
+    await b.text();
+  });
+});
+
+describe('client abort', () => {
+  it('closing the client connection closes the upstream request', async () => {
+    const controller = new AbortController();
+    const fetchAbort = fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mana/hang', messages: [{ role: 'user', content: 'y' }] }),
+      signal: controller.signal,
+    }).catch(() => 'aborted');
+    await cloud.waitForRequest((r) => r.model === 'hang' && (r.body as any)?.messages?.[0]?.content === 'y', 10_000);
+    const abortedAt = Date.now();
+    controller.abort();
+    expect(await fetchAbort).toBe('aborted');
+    const closed = await cloud.waitForClientClose(5_000);
+    expect(closed.closedByClient).toBe(true);
+    expect(closed.closedAt! - abortedAt).toBeLessThan(2_000);
+    const line = await gw.waitForLog((l) => l.msg === 'request' && l.alias === 'mana/hang' && l.status === 499);
+    expect(line.code).toBe('client_closed_request');
+  });
+});
+
+describe('info endpoints', () => {
+  it('GET /v1/models lists the aliases then the direct models', async () => {
+    const models = await client.models.list();
+    const ids = models.data.map((m) => m.id);
+    expect(ids.slice(0, 5)).toEqual(['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision']);
+    expect(ids).toContain('cloud/m2');
+  });
+
+  it('GET /v1/aliases shows each target with its live state', async () => {
+    const res = await fetch(`${gw.url}/v1/aliases`);
+    const json = await jsonOf(res);
+    const structured = json.data.find((a: any) => a.alias === 'mana/structured');
+    expect(structured).toMatchObject({ strategy: 'failover', description: expect.any(String) });
+    expect(structured.chain[0]).toMatchObject({ target: 'nokey/m3', state: 'unconfigured' });
+    expect(structured.chain[0].reason).toContain('E2E_MISSING_KEY');
+  });
+
+  it('GET /v1/health reports each provider with 200 even when some are down', async () => {
+    const res = await fetch(`${gw.url}/v1/health`);
+    expect(res.status).toBe(200);
+    const json = await jsonOf(res);
+    const byName = Object.fromEntries(json.providers.map((p: any) => [p.provider, p]));
+    expect(byName.cloud).toMatchObject({ configured: true, healthy: true });
+    expect(byName.nokey).toMatchObject({ configured: false });
+    expect(byName.local).toMatchObject({ configured: true });
+    expect(byName.local.consecutive_failures).toBeGreaterThanOrEqual(1);
+    expect(byName.local).toHaveProperty('last_error');
+    expect(byName.local).toHaveProperty('unhealthy_until');
+  });
+
+  it('GET /healthz and /readyz answer 200', async () => {
+    expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${gw.url}/readyz`)).status).toBe(200);
+  });
+
+  it('/metrics counts the failover and passes promtool where installed', async () => {
+    const res = await fetch(`${gw.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const text = await res.text();
+    bodies.push(text);
+    expect(text).toMatch(/mana_llm_fallback_total\{from_model="local\/m1",to_model="cloud\/m2",reason="connect_refused"\} 1\n/);
+    expect(text).toMatch(/mana_llm_alias_resolved_total\{alias="mana\/fast-text",target="cloud\/m2"\} 1\n/);
+    expect(text).toMatch(/mana_llm_requests_total\{alias="mana\/fast-text",target="cloud\/m2",status="200"\} 1\n/);
+    expect(text).toMatch(/mana_llm_requests_total\{alias="mana\/reasoning",target="none",status="502"\} 1\n/);
+    expect(text).toMatch(/mana_llm_attempts_total\{target="local\/m1",outcome="failed"\} \d+\n/);
+    expect(text).toMatch(/mana_llm_attempts_total\{target="cloud\/m2",outcome="ok"\} \d+\n/);
+    expect(text).toMatch(/mana_llm_provider_healthy\{provider="cloud"\} 1\n/);
+    expect(text).toMatch(/mana_llm_provider_healthy\{provider="nokey"\} 0\n/);
+    expect(text).toMatch(/mana_llm_request_duration_seconds_bucket\{le="0.005",alias="mana\/fast-text",stream="false"\} \d+\n/);
+    expect(text).toMatch(/mana_llm_time_to_first_byte_seconds_count\{alias="mana\/long-form",stream="true"\} 1\n/);
+    expect(text).toContain('mana_llm_config_reload_total{result="success"} 0');
+    const promtool = findPromtool();
+    if (promtool !== undefined) {
+      // promtool exits non-zero on any problem; lint warnings go to stdout.
+      execFileSync(promtool, ['check', 'metrics'], { input: text });
+    }
+  });
+});
+
+describe('secrets', () => {
+  it('never shows the provider key in responses, logs or metrics', () => {
+    expect(bodies.length).toBeGreaterThan(10);
+    for (const b of bodies) expect(b).not.toContain(SECRET);
+    expect(gw.output()).not.toContain(SECRET);
+    expect(gw.output()).not.toContain('not-needed-auth-off');
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * End to end process lifecycle: SIGHUP reloads, SIGTERM drains an open stream
+ * and exits 0, and the refusal to listen publicly without keys.
+ */
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { DIST_MAIN, aliasesYaml, spawnGateway, type GatewayProcess } from './harness.js';
+
+let cloud: FakeUpstream;
+let providers: string;
+
+beforeAll(async () => {
+  cloud = await startFakeOpenAI();
+  // A slow stream: 6 chunks, 150 ms apart (~0.75 s).
+  cloud.on('slow', { kind: 'answer', content: 'a b c d e f', chunks: 6, chunkIntervalMs: 150 });
+  providers = `providers:\n  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key_required: false }\n`;
+});
+
+afterAll(async () => {
+  await cloud?.close();
+});
+
+async function readSse(res: Response, onFirst?: () => void): Promise<string> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let first = true;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    if (first && text.includes('"content"')) {
+      first = false;
+      onFirst?.();
+    }
+  }
+  return text;
+}
+
+function contentOf(sse: string): string {
+  return sse
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: {'))
+    .map((e) => JSON.parse(e.slice(6)).choices?.[0]?.delta?.content ?? '')
+    .join('');
+}
+
+describe('SIGHUP', () => {
+  let gw: GatewayProcess;
+  afterAll(async () => gw?.stop());
+
+  it('swaps a valid file in (in-flight streams finish on the old one) and keeps serving after an invalid one', async () => {
+    const base = providers + aliasesYaml({ 'mana/slow': ['cloud/slow'] }, ['cloud/m1']);
+    gw = await spawnGateway({ config: base });
+
+    // A stream in flight across the reload that removes its alias.
+    const streaming = fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mana/slow', messages: [{ role: 'user', content: 'x' }], stream: true }),
+    });
+    const res = await streaming;
+    expect(res.status).toBe(200);
+    const text = readSse(res);
+
+    await gw.writeConfig(providers + aliasesYaml({ 'mana/extra': ['cloud/m7'] }, ['cloud/m1']));
+    gw.child.kill('SIGHUP');
+    await gw.waitForLog((l) => l.msg === 'config reloaded');
+    const models = await (await fetch(`${gw.url}/v1/models`)).json();
+    const ids = models.data.map((m: { id: string }) => m.id);
+    expect(ids).toContain('mana/extra');
+    expect(ids).not.toContain('mana/slow');
+
+    const sse = await text;
+    expect(contentOf(sse)).toBe('a b c d e f');
+    expect(sse).toContain('data: [DONE]');
+
+    await gw.writeConfig('aliases: [this is not valid');
+    gw.child.kill('SIGHUP');
+    const failed = await gw.waitForLog((l) => l.msg?.startsWith('config reload failed') === true);
+    expect(failed.level).toBe('error');
+    expect(typeof failed.error).toBe('string');
+
+    const after = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mana/extra', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(after.status).toBe(200);
+    expect(after.headers.get('x-mana-llm-resolved')).toBe('cloud/m7');
+    await after.text();
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).toContain('mana_llm_config_reload_total{result="success"} 1');
+    expect(metrics).toContain('mana_llm_config_reload_total{result="failure"} 1');
+  });
+});
+
+describe('SIGTERM', () => {
+  let gw: GatewayProcess;
+  afterAll(async () => gw?.stop());
+
+  it('lets an open stream finish, refuses new connections, exits 0', async () => {
+    gw = await spawnGateway({ config: providers + aliasesYaml({}, ['cloud/slow']) });
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mana/long-form', messages: [{ role: 'user', content: 'x' }], stream: true }),
+    });
+    expect(res.status).toBe(200);
+    let signalledAt = 0;
+    const text = readSse(res, () => {
+      signalledAt = Date.now();
+      gw.child.kill('SIGTERM');
+    });
+    await gw.waitForLog((l) => l.msg?.startsWith('shutting down') === true);
+    // No new connections once draining.
+    await expect(fetch(`${gw.url}/healthz`)).rejects.toThrow();
+
+    const sse = await text;
+    expect(contentOf(sse)).toBe('a b c d e f');
+    expect(sse).toContain('data: [DONE]');
+    const exit = await gw.exited;
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalledAt).toBeLessThan(8_000);
+    const stopped = await gw.waitForLog((l) => l.msg === 'stopped');
+    expect(stopped.drained).toBe(true);
+    expect(gw.logs.some((l) => l.msg === 'request' && l.status === 200 && l.stream === true)).toBe(true);
+  });
+
+  it('exits 0 right away when idle', async () => {
+    const idle = await spawnGateway({ config: providers + aliasesYaml({}, ['cloud/m1']) });
+    try {
+      idle.child.kill('SIGINT');
+      expect(await idle.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await idle.stop();
+    }
+  });
+});
+
+describe('startup', () => {
+  it('refuses a non-loopback address without API keys, and says why', () => {
+    const run = spawnSync(process.execPath, [DIST_MAIN, '--host', '0.0.0.0', '--port', '0'], {
+      env: { PATH: process.env.PATH ?? '' },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0 without API keys/);
+  });
+
+  it('fails clearly on a missing config file', () => {
+    const run = spawnSync(process.execPath, [DIST_MAIN, '--config', '/nonexistent/aliases.yaml', '--port', '0'], {
+      env: { PATH: process.env.PATH ?? '' },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('/nonexistent/aliases.yaml');
+  });
+
+  it('--help lists the options', () => {
+    const run = spawnSync(process.execPath, [DIST_MAIN, '--help'], { encoding: 'utf8', timeout: 10_000 });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('MANA_LLM_API_KEYS');
+  });
+});
