@@ -65,7 +65,12 @@ export function splitBaseUrl(baseUrl: string): Endpoint {
   return { origin: url.origin, basePath };
 }
 
-/** The per-request timeouts: first byte = response headers; body = the longest silence inside a body. */
+/**
+ * The per-request timeouts: first byte = response headers; body = the longest
+ * silence inside a body. undici runs these on its coarse "fast timers" (about
+ * 1 s resolution, far cheaper than a native timer per request), which is plenty
+ * for timeouts measured in tens of seconds.
+ */
 export function timeouts(target: TargetConfig): { headersTimeout: number; bodyTimeout: number } {
   const ms = target.settings.firstByteTimeoutMs;
   return { headersTimeout: ms, bodyTimeout: ms };

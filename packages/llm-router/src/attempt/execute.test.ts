@@ -1,0 +1,186 @@
+import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../config/load-config.js';
+import { otherAliases } from '../config/test-configs.js';
+import { isRouterError, type RouterError } from '../errors.js';
+import { createRouter, type Router } from '../router.js';
+import type { JsonResult, Priority, RouterResult, StreamResult } from '../types.js';
+
+/** Attempt-loop behaviour that needs real sockets and real time: aborts, timeouts, retries, priorities, strategies. */
+
+let a: FakeUpstream;
+let b: FakeUpstream;
+let router: Router | undefined;
+const LONG_FORM = 'mana/long-form';
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([startFakeOpenAI({ host: '127.0.0.1' }), startFakeOpenAI({ host: '127.0.0.1' })]);
+});
+afterAll(async () => {
+  await Promise.all([a.close(), b.close()]);
+});
+afterEach(async () => {
+  await router?.close();
+  router = undefined;
+  a.reset();
+  b.reset();
+});
+
+function start(alias: string, head = '', now?: () => number): Router {
+  const config = parseConfig(
+    `${head}
+providers:
+  a: { type: openai, base_url: "${a.baseUrl}", api_key_required: false }
+  b: { type: openai, base_url: "${b.baseUrl}", api_key_required: false }
+aliases:
+  ${LONG_FORM}:
+${alias}
+${otherAliases(LONG_FORM)}`,
+    { env: {} },
+  );
+  router = createRouter(now === undefined ? { config } : { config, now });
+  return router;
+}
+
+const request = (r: Router, options: { stream?: boolean; signal?: AbortSignal; priority?: Priority } = {}): Promise<RouterResult> =>
+  r.execute({
+    model: LONG_FORM,
+    body: { messages: [{ role: 'user', content: 'hi' }], stream: options.stream ?? false },
+    stream: options.stream ?? false,
+    signal: options.signal,
+    priority: options.priority,
+  });
+
+async function failure(promise: Promise<unknown>): Promise<RouterError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isRouterError(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a RouterError');
+}
+
+describe('cancellation', () => {
+  it('an abort before the answer cancels the upstream request at once', async () => {
+    a.on('m1', { kind: 'hang' });
+    const r = start('    chain: [a/m1, b/m2]');
+    const controller = new AbortController();
+    const pending = request(r, { signal: controller.signal });
+    await a.waitForRequest();
+    const abortedAt = Date.now();
+    controller.abort();
+    const error = await failure(pending);
+    expect(error.code).toBe('aborted');
+    expect(error.attempts).toMatchObject([{ target: 'a/m1', outcome: 'aborted' }]);
+    const closed = await a.waitForClientClose(2_000);
+    expect(closed.closedByClient).toBe(true);
+    expect(closed.closedAt! - abortedAt).toBeLessThan(1_000);
+    expect(b.count()).toBe(0);
+  });
+
+  it('an abort mid-stream closes the upstream connection and ends iteration with aborted', async () => {
+    a.on('m1', { kind: 'answer', content: 'a b c d e f', chunks: 6, chunkIntervalMs: 100 });
+    const r = start('    chain: [a/m1]');
+    const controller = new AbortController();
+    const result = (await request(r, { stream: true, signal: controller.signal })) as StreamResult;
+    const it = result.events[Symbol.asyncIterator]();
+    await it.next();
+    controller.abort();
+    expect((await failure(it.next())).code).toBe('aborted');
+    expect((await a.waitForClientClose(2_000)).closedByClient).toBe(true);
+  });
+
+  it('a consumer that stops reading closes the upstream connection', async () => {
+    a.on('m1', { kind: 'answer', content: 'a b c d e f', chunks: 6, chunkIntervalMs: 100 });
+    const r = start('    chain: [a/m1]');
+    const result = (await request(r, { stream: true })) as StreamResult;
+    for await (const _ of result.events) break;
+    expect((await a.waitForClientClose(2_000)).closedByClient).toBe(true);
+  });
+});
+
+describe('timeouts and retries', () => {
+  it('fails over when the first byte does not arrive within first_byte_timeout', async () => {
+    a.on('m1', { kind: 'answer', headerDelayMs: 3_000 });
+    const r = start('    chain: [{ target: a/m1, settings: { first_byte_timeout: 150ms } }, b/m2]');
+    const started = Date.now();
+    const result = (await request(r)) as JsonResult;
+    expect(result.target).toBe('b/m2');
+    expect(result.attempts[0]).toMatchObject({ reason: 'first_byte_timeout', outcome: 'failed' });
+    // undici's header timer has ~1 s resolution (cheap coarse timers), so only bound it loosely.
+    expect(Date.now() - started).toBeLessThan(2_500);
+  });
+
+  it('retries the same target before failing over', async () => {
+    a.on('m1', [{ kind: 'status', status: 503 }, { kind: 'answer' }]);
+    const r = start('    chain: [{ target: a/m1, settings: { retries: 1, retry_max_wait: 50ms } }, b/m2]');
+    const result = (await request(r)) as JsonResult;
+    expect(result.target).toBe('a/m1');
+    expect(result.attempts.map((x) => [x.reason, x.failedOver])).toEqual([
+      ['http_503', false],
+      ['ok', false],
+    ]);
+    expect(b.count()).toBe(0);
+  });
+
+  it('a realtime request does not wait out a Retry-After; a background one does (up to retry_max_wait)', async () => {
+    const alias = '    chain: [{ target: a/m1, settings: { retries: 1, retry_max_wait: 2s } }, b/m2]';
+    a.on('m1', [{ kind: 'status', status: 429, headers: { 'retry-after': '0' } }, { kind: 'answer' }]);
+    const realtime = (await request(start(alias))) as JsonResult;
+    expect(realtime.target).toBe('b/m2');
+    await router?.close();
+    a.reset();
+    a.on('m1', [{ kind: 'status', status: 429, headers: { 'retry-after': '0' } }, { kind: 'answer' }]);
+    const background = (await request(start(alias), { priority: 'background' })) as JsonResult;
+    expect(background.target).toBe('a/m1');
+  });
+
+  it('a background request waits out a short cooldown; a realtime one fails at once with Retry-After', async () => {
+    a.on('m1', [{ kind: 'status', status: 429, headers: { 'retry-after': '1' } }, { kind: 'answer' }]);
+    const r = start('    chain: [a/m1]', 'settings: { retry_max_wait: 3s }');
+    expect((await failure(request(r))).code).toBe('upstream_failed');
+    const realtime = await failure(request(r));
+    expect(realtime).toMatchObject({ code: 'no_healthy_provider', retryAfterSeconds: 1 });
+    const started = Date.now();
+    const background = (await request(r, { priority: 'background' })) as JsonResult;
+    expect(background.target).toBe('a/m1');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+  });
+});
+
+describe('priority and strategies', () => {
+  it('background requests pass the concurrency limit; realtime ones bypass it', async () => {
+    a.on('m1', { kind: 'answer', headerDelayMs: 300 });
+    const r = start('    chain: [a/m1]', 'background_concurrency: 1');
+    const first = request(r, { priority: 'background' });
+    const second = request(r, { priority: 'background' });
+    await a.waitForRequest();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(a.count()).toBe(1);
+    const realtime = request(r);
+    await a.waitForRequest();
+    expect(a.count()).toBe(2);
+    await Promise.all([first, second, realtime]);
+    expect(a.count()).toBe(3);
+  });
+
+  it('round_robin over 2 healthy targets × 4 requests → 2 each', async () => {
+    const r = start('    strategy: round_robin\n    chain: [a/m1, b/m2]');
+    const targets: string[] = [];
+    for (let i = 0; i < 4; i++) targets.push((await request(r)).target);
+    expect(targets.filter((t) => t === 'a/m1')).toHaveLength(2);
+    expect(a.count()).toBe(2);
+    expect(b.count()).toBe(2);
+  });
+
+  it('least_busy sends a request to the target with fewer requests in flight', async () => {
+    a.on('m1', { kind: 'answer', headerDelayMs: 300 });
+    const r = start('    strategy: least_busy\n    chain: [a/m1, b/m2]');
+    const slow = request(r);
+    await a.waitForRequest();
+    const fast = await request(r);
+    expect(fast.target).toBe('b/m2');
+    expect((await slow).target).toBe('a/m1');
+  });
+});
