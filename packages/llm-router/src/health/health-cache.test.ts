@@ -47,6 +47,12 @@ describe('HealthCache breaker', () => {
     expect(events).toHaveLength(2);
   });
 
+  it('never passes a known api key on in events', () => {
+    cache.retain(snapshot);
+    cache.reportFailure('groq', 'rejected key gsk-test-secret-123', { ...snapshot.settings, failureThreshold: 1 });
+    expect(events[0]?.reason).toBe('rejected key [redacted]');
+  });
+
   it('a listener that throws does not break reporting', () => {
     cache.onChange(() => {
       throw new Error('metrics down');

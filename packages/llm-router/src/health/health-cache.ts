@@ -71,7 +71,8 @@ export class HealthCache {
 
   /** A connection-level failure (refused, reset, DNS, timeout) or a failed probe. */
   reportFailure(provider: string, error: string, settings: Settings): void {
-    const text = redactSecrets(error);
+    // Redacted before it is stored, so events and logs never see a key either.
+    const text = redactSecrets(error, this.knownSecrets());
     this.emit(provider, this.breaker(provider).failure(text, settings), text);
   }
 
@@ -79,7 +80,7 @@ export class HealthCache {
   coolDown(targetId: string, untilMs: number, reason: string): void {
     const existing = this.cooldownOf(targetId);
     if (existing !== undefined && existing.until >= untilMs) return;
-    this.cooldowns.set(targetId, { until: untilMs, reason: redactSecrets(reason) });
+    this.cooldowns.set(targetId, { until: untilMs, reason: redactSecrets(reason, this.knownSecrets()) });
   }
 
   recordProbe(provider: string, result: ProbeResult, settings: Settings): void {
@@ -156,6 +157,10 @@ export class HealthCache {
   /** Secrets of the known providers, for redacting error text in views. */
   secrets(snapshot: ConfigSnapshot): string[] {
     return [...snapshot.providers.values()].flatMap((provider) => (provider.apiKey === undefined ? [] : [provider.apiKey]));
+  }
+
+  private knownSecrets(): string[] {
+    return [...this.knownProviders.values()].flatMap((provider) => (provider.apiKey === undefined ? [] : [provider.apiKey]));
   }
 
   private isModelMissing(target: TargetConfig, provider: ProviderConfig): boolean {
