@@ -4,7 +4,12 @@ import { OllamaStreamDecoder, toOpenAICompletion } from './ollama-response.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const line = (v: unknown) => JSON.stringify(v) + '\n';
-const chunkOf = (e: StreamEvent) => (e.type === 'chunk' ? (JSON.parse(e.data) as Record<string, any>) : undefined);
+interface Chunk {
+  id: string;
+  choices: { index: number; delta: { role?: string; content?: string; tool_calls?: Record<string, unknown>[] }; finish_reason: string | null }[];
+  usage?: unknown;
+}
+const chunkOf = (e: StreamEvent) => (e.type === 'chunk' ? (JSON.parse(e.data) as Chunk) : undefined);
 
 describe('toOpenAICompletion', () => {
   it('maps message, tool calls, finish reason and usage', () => {
@@ -45,8 +50,8 @@ describe('OllamaStreamDecoder', () => {
       ...d.end(),
     ];
     expect(events.map((e) => (e.type === 'chunk' ? e.delta : e.type))).toEqual([true, true, false, 'done']);
-    expect(chunkOf(events[0]!)?.choices[0].delta).toEqual({ role: 'assistant', content: 'He' });
-    expect(chunkOf(events[1]!)?.choices[0].delta).toEqual({ content: 'llo' });
+    expect(chunkOf(events[0]!)?.choices[0]?.delta).toEqual({ role: 'assistant', content: 'He' });
+    expect(chunkOf(events[1]!)?.choices[0]?.delta).toEqual({ content: 'llo' });
     const last = chunkOf(events[2]!);
     expect(last?.choices[0]).toEqual({ index: 0, delta: {}, finish_reason: 'length' });
     expect(last?.usage).toEqual({ prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 });
@@ -62,8 +67,8 @@ describe('OllamaStreamDecoder', () => {
           line({ error: 'out of memory' }),
       ),
     );
-    expect(chunkOf(events[0]!)?.choices[0].delta.tool_calls[0]).toMatchObject({ index: 0, function: { name: 'a', arguments: '{}' } });
-    expect(chunkOf(events[1]!)?.choices[0].delta.tool_calls[0]).toMatchObject({ index: 1, function: { name: 'b', arguments: '{"x":1}' } });
+    expect(chunkOf(events[0]!)?.choices[0]?.delta.tool_calls?.[0]).toMatchObject({ index: 0, function: { name: 'a', arguments: '{}' } });
+    expect(chunkOf(events[1]!)?.choices[0]?.delta.tool_calls?.[0]).toMatchObject({ index: 1, function: { name: 'b', arguments: '{"x":1}' } });
     expect(events[2]).toEqual({ type: 'error', message: 'out of memory' });
   });
 

@@ -83,17 +83,22 @@ describe('Ollama through the router', () => {
     });
     const result = (await router.execute({ model: 'mana/vision', body: { messages, tools, stream: true }, stream: true })) as StreamResult;
     expect(result.kind).toBe('stream');
-    const chunks: any[] = [];
-    for await (const data of result.events) chunks.push(JSON.parse(data));
+    interface Chunk {
+      object: string;
+      choices: { delta: { role?: string; content?: string; tool_calls?: unknown[] }; finish_reason: string | null }[];
+      usage?: unknown;
+    }
+    const chunks: Chunk[] = [];
+    for await (const data of result.events) chunks.push(JSON.parse(data) as Chunk);
     expect(ollama.requests[0]!.body).toMatchObject({ stream: true });
     expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
-    expect(chunks[0].choices[0].delta.role).toBe('assistant');
-    expect(chunks.map((c) => c.choices[0].delta.content ?? '').join('')).toBe('one two');
-    const call = chunks.find((c) => c.choices[0].delta.tool_calls)?.choices[0].delta.tool_calls[0];
+    expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('one two');
+    const call = chunks.find((c) => c.choices[0]?.delta.tool_calls)?.choices[0]?.delta.tool_calls?.[0];
     expect(call).toMatchObject({ index: 0, type: 'function', function: { name: 'lookup', arguments: '{"q":"y"}' } });
     const last = chunks.at(-1);
-    expect(last.choices[0].finish_reason).toBe('tool_calls');
-    expect(last.usage).toEqual({ prompt_tokens: 7, completion_tokens: 4, total_tokens: 11 });
+    expect(last?.choices[0]?.finish_reason).toBe('tool_calls');
+    expect(last?.usage).toEqual({ prompt_tokens: 7, completion_tokens: 4, total_tokens: 11 });
     expect(result.usage).toEqual({ prompt_tokens: 7, completion_tokens: 4, total_tokens: 11 });
   });
 
