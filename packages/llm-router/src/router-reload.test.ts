@@ -62,6 +62,24 @@ describe('reload', () => {
     }
   });
 
+  it('a request in flight keeps the snapshot it started with', async () => {
+    const path = join(dir, 'inflight.yaml');
+    await writeFile(path, yaml('[a/m1]'));
+    const router = createRouter({ config: await loadConfigFile(path, { env: {} }), configPath: path, env: {} });
+    a.on('m1', { kind: 'answer', headerDelayMs: 200 });
+    try {
+      const pending = router.execute({ model: 'mana/long-form', body: { messages: [] }, stream: false });
+      await a.waitForRequest();
+      await writeFile(path, yaml('[b/m2]'));
+      expect((await router.reload()).ok).toBe(true);
+      expect((await pending).target).toBe('a/m1');
+      expect((await router.execute({ model: 'mana/long-form', body: { messages: [] }, stream: false })).target).toBe('b/m2');
+    } finally {
+      a.reset();
+      await router.close();
+    }
+  });
+
   it('reload without a config path reports an error and keeps serving', async () => {
     const path = join(dir, 'only.yaml');
     await writeFile(path, yaml('[a/m1]'));

@@ -230,6 +230,44 @@ describe('router: non-streaming', () => {
   });
 });
 
+describe('router: resolution and events', () => {
+  it('rejects an unknown model with the known aliases, and a body without messages', async () => {
+    const r = start();
+    const unknown = await failure(r.execute({ model: 'gpt-4o', body: { messages: [] }, stream: false }));
+    expect(unknown.code).toBe('unknown_model');
+    expect(unknown.knownAliases).toContain(LONG_FORM);
+    const invalid = await failure(r.execute({ model: LONG_FORM, body: {} as never, stream: false }));
+    expect(invalid.code).toBe('invalid_request');
+    expect(a.count()).toBe(0);
+  });
+
+  it('a direct provider/model target relays a 404 instead of failing over', async () => {
+    a.on('nope', { kind: 'status', status: 404 });
+    const result = await start().execute({ model: 'a/nope', body: { messages: [] }, stream: false });
+    expect(result).toMatchObject({ kind: 'upstream_error', status: 404, alias: undefined, target: 'a/nope' });
+  });
+
+  it('an already aborted request makes no upstream call', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    expect((await failure(ask(start(), { signal: controller.signal }))).code).toBe('aborted');
+    expect(a.count()).toBe(0);
+  });
+
+  it('emits health events when a provider flips', async () => {
+    const r = start();
+    const events: { provider: string; healthy: boolean }[] = [];
+    r.on('health', (e) => events.push(e));
+    a.setProbeStatus(503);
+    await r.probeNow();
+    await r.probeNow();
+    a.setProbeStatus(200);
+    clock += 61_000;
+    await r.probeNow();
+    expect(events.filter((e) => e.provider === 'a').map((e) => e.healthy)).toEqual([false, true]);
+  });
+});
+
 describe('router: streaming', () => {
   const askStream = (r: Router, extra = {}) =>
     r.execute({ model: LONG_FORM, body: { messages: [{ role: 'user', content: 'hi' }], stream: true }, stream: true, ...extra });

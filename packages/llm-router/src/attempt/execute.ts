@@ -48,6 +48,7 @@ const RETRY_BACKOFF_BASE_MS = 250; // 0.25 s
  * call and stream-commit.ts for when a stream becomes final.
  */
 export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, deps: ExecuteDeps): Promise<RouterResult> {
+  if (request.signal?.aborted === true) throw new RouterError('aborted', 'request aborted by the caller');
   const { alias, config } = resolveModel(snapshot, request.model);
   if (request.body === null || typeof request.body !== 'object' || !Array.isArray(request.body.messages)) {
     throw new RouterError('invalid_request', 'the request body needs a `messages` array');
