@@ -217,6 +217,16 @@ describe('router: non-streaming', () => {
     expect(seen).not.toContain(KEY_B);
   });
 
+  it('redacts our key from a relayed upstream error body', async () => {
+    a.on('m1', { kind: 'status', status: 422, body: { error: { message: `key ${KEY_A} cannot do that` } } });
+    const result = await ask(start());
+    expect(result.kind).toBe('upstream_error');
+    if (result.kind === 'upstream_error') {
+      expect(result.body).not.toContain(KEY_A);
+      expect(result.body).toContain('[redacted]');
+    }
+  });
+
   it('emits attempt events with the failover target', async () => {
     a.on('m1', { kind: 'status', status: 500 });
     const r = start();
@@ -302,6 +312,8 @@ describe('router: streaming', () => {
     expect(error.code).toBe('stream_interrupted');
     expect(error.target).toBe('a/m1');
     expect(b.count()).toBe(0);
+    // The break counts against the provider that broke it.
+    expect(router?.health().find((p) => p.provider === 'a')?.consecutiveFailures).toBe(1);
   });
 
   it('an error event after the first delta throws stream_interrupted', async () => {
