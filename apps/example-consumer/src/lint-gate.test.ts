@@ -3,6 +3,7 @@
  * a temporary file under src/, and both ESLint (the repository config, as
  * `pnpm lint` runs it) and the validation script (as `pnpm validate:all` runs it)
  * fail naming the file, line and column; remove it and both pass again.
+ * The planted file lives for a few seconds and is removed in `finally`.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,18 +41,18 @@ afterAll(() => rmSync(planted, { force: true }));
 describe('lint gate on apps/example-consumer', () => {
   it('fails on a planted raw provider model string and passes once it is removed', () => {
     try {
-      writeFileSync(planted, `// planted by lint-gate.test.ts\nexport const m = '${RAW}';\n`);
+      writeFileSync(planted, `// planted by lint-gate.test.ts\nconst m = '${RAW}';\n`);
 
       const linted = eslint(planted);
       expect(linted.code).toBe(1);
       expect(linted.output).toContain(planted);
       expect(linted.output).toMatch(
-        new RegExp(`\\n\\s+2:18\\s+error\\s+Raw provider model string '${RAW}': use MANA_LLM\\.FAST_TEXT .*@mana/llm/no-raw-model-string`),
+        new RegExp(`\\n\\s+2:11\\s+error\\s+Raw provider model string '${RAW}': use MANA_LLM\\.FAST_TEXT .*@mana/llm/no-raw-model-string`),
       );
 
       const validated = validate();
       expect(validated.code).toBe(1);
-      expect(validated.output).toContain(`${plantedRelative}:2:18  '${RAW}'  → use MANA_LLM.FAST_TEXT`);
+      expect(validated.output).toContain(`${plantedRelative}:2:11  '${RAW}'  → use MANA_LLM.FAST_TEXT`);
     } finally {
       rmSync(planted, { force: true });
     }
