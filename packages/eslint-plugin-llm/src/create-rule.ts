@@ -6,7 +6,11 @@ export interface LlmRuleDocs {
   recommended?: boolean;
 }
 
-/** Builds a rule whose `meta.docs.url` points at its markdown page in this package. */
+/**
+ * Builds a rule whose `meta.docs.url` points at its page in this package's
+ * `docs/rules/` (a file URL: the package is not published to a public registry,
+ * and editors open the link from the lint message).
+ */
 export const createRule = ESLintUtils.RuleCreator<LlmRuleDocs>(
-  (name) => `https://github.com/mana-llm/mana-llm/blob/main/packages/eslint-plugin-llm/docs/rules/${name}.md`,
+  (name) => new URL(`../docs/rules/${name}.md`, import.meta.url).href,
 );
