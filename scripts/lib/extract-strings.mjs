@@ -9,7 +9,7 @@
  *   kind 'head'   — the text before the first `${…}` / `{…}` of a template or f-string
  *   moduleSpecifier: true for `from '…'`, `import '…'`, `import('…')`, `require('…')`, `declare module '…'`
  *
- * Known limits (documented in scripts/README.md): strings do not span lines
+ * Known limit (documented in the lint gate's README): strings do not span lines
  * (except templates and Python triple quotes), so a stray apostrophe in markup
  * text can hide a string on the same line only.
  */
@@ -179,6 +179,10 @@ function extractJs(text, markup) {
       }
       const value = unescape(text.slice(i + 1, j));
       out.push({ offset: i, value, kind: 'whole', moduleSpecifier: isModuleSpecifier(text, i) });
+      // Vue/Svelte attribute values hold expressions: `:model="'groq/…'"`.
+      if (markup && /['"`]/.test(value)) {
+        for (const inner of extractJs(text.slice(i + 1, j), false)) out.push({ ...inner, offset: inner.offset + i + 1 });
+      }
       i = j + 1;
     } else if (c === 96) {
       i = scanTemplate(i + 1, i);
