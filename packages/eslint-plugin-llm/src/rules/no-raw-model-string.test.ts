@@ -253,6 +253,13 @@ ruleTester.run('no-raw-model-string', noRawModelString, {
       ],
     },
     {
+      // A CommonJS script gets the report but no rewrite (it cannot take an ES import).
+      code: "const m = 'ollama/gemma3:4b';",
+      options: withConfig,
+      languageOptions: { parserOptions: { sourceType: 'script' } },
+      errors: [{ messageId: 'rawModelStringUseAlias', line: 1, column: 11, suggestions: [] }],
+    },
+    {
       code: "const chain = ['ollama/gemma3:4b', 'mana/fast-text'] as const;",
       options: withConfig,
       errors: [

@@ -220,7 +220,9 @@ export const noRawModelString = createRule<Options, MessageIds>({
         return;
       }
       const plan = importPlan();
-      const replacement = replacementFor(node, plan.local, suggestion.key);
+      // A CommonJS script cannot take the ES import the rewrite needs.
+      const replacement =
+        sourceCode.ast.sourceType === 'module' ? replacementFor(node, plan.local, suggestion.key) : undefined;
       context.report({
         node,
         messageId: 'rawModelStringUseAlias',
