@@ -1,0 +1,83 @@
+// A measuring HTTP/1.1 client over node:http with keep-alive. The same client
+// code path is used for every target, so its own cost cancels out in the
+// "added latency" differences.
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+/**
+ * A target the benchmark talks to: a base URL, the headers its routing needs
+ * and the model name to send.
+ */
+export function createClient({ name, url, headers = {}, model, maxSockets = 1 }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+  const { hostname, port } = new URL(url);
+  const bodies = new Map();
+  function body(stream) {
+    let buffer = bodies.get(stream);
+    if (!buffer) {
+      buffer = Buffer.from(
+        JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Say hello.' }] }),
+      );
+      bodies.set(stream, buffer);
+    }
+    return buffer;
+  }
+  return {
+    name,
+    url,
+    headers,
+    model,
+    agent,
+    close: () => agent.destroy(),
+    /**
+     * One chat completion. Resolves with status, time to first body byte and
+     * to the last byte (ms), response headers, and the body text when asked.
+     */
+    chat({ stream = false, keepBody = false, modelOverride, signal } = {}) {
+      const payload = modelOverride
+        ? Buffer.from(JSON.stringify({ model: modelOverride, stream, messages: [{ role: 'user', content: 'Say hello.' }] }))
+        : body(stream);
+      return new Promise((resolve, reject) => {
+        const started = performance.now();
+        const req = http.request(
+          {
+            agent,
+            hostname,
+            port,
+            method: 'POST',
+            path: '/v1/chat/completions',
+            headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length },
+            signal,
+          },
+          (res) => {
+            let firstByte;
+            const parts = keepBody ? [] : undefined;
+            res.on('data', (part) => {
+              if (firstByte === undefined) firstByte = performance.now();
+              parts?.push(part);
+            });
+            res.on('end', () => {
+              const ended = performance.now();
+              resolve({
+                status: res.statusCode,
+                headers: res.headers,
+                ttfbMs: (firstByte ?? ended) - started,
+                totalMs: ended - started,
+                body: parts ? Buffer.concat(parts).toString('utf8') : undefined,
+              });
+            });
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
+      });
+    },
+  };
+}
+
+/** GET a path and return status + text (for readiness and /metrics). */
+export async function getText(url, { timeoutMs = 2_000, headers } = {}) {
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+  return { status: response.status, text: await response.text() };
+}

@@ -1,0 +1,82 @@
+// Memory: RSS of a gateway idle, with N concurrent open streams, and after they
+// end. The upstream holds each stream open (a chunk a second) until released.
+import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { rssMb, waitFor } from './procs.mjs';
+
+/** Opens `count` streaming requests at once; resolves when all have their first byte. */
+async function openStreams(client, count, model) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: count + 16 });
+  const { hostname, port } = new URL(client.url);
+  const payload = Buffer.from(JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'Hold.' }] }));
+  const streams = [];
+  for (let i = 0; i < count; i += 1) {
+    streams.push(
+      new Promise((resolveOpen, rejectOpen) => {
+        let resolveEnd;
+        const ended = new Promise((resolve) => {
+          resolveEnd = resolve;
+        });
+        const req = http.request(
+          {
+            agent,
+            hostname,
+            port,
+            method: 'POST',
+            path: '/v1/chat/completions',
+            headers: { ...client.headers, 'content-type': 'application/json', 'content-length': payload.length },
+          },
+          (res) => {
+            if (res.statusCode !== 200) {
+              res.resume();
+              rejectOpen(new Error(`stream ${i}: status ${res.statusCode}`));
+              return;
+            }
+            let text = '';
+            res.once('data', () => resolveOpen({ ended }));
+            res.on('data', (part) => {
+              text = (text + part.toString()).slice(-64);
+            });
+            res.on('end', () => resolveEnd({ complete: text.includes('[DONE]') }));
+            res.on('error', () => resolveEnd({ complete: false }));
+          },
+        );
+        req.on('error', (error) => {
+          rejectOpen(error);
+          resolveEnd({ complete: false });
+        });
+        req.end(payload);
+      }),
+    );
+  }
+  const opened = await Promise.all(streams);
+  return { opened, agent };
+}
+
+/**
+ * @param gateway   { pid } of a freshly started gateway
+ * @param client    a client for it (its headers and URL are used)
+ * @param upstream  the bench upstream (release() ends the held streams)
+ */
+export async function memoryUnderStreams(gateway, client, upstream, { count, model, warmup }) {
+  for (let i = 0; i < warmup; i += 1) await client.chat({ stream: i % 2 === 0 });
+  await sleep(1_000);
+  const idleMb = rssMb(gateway.pid);
+  const started = Date.now();
+  const { opened, agent } = await openStreams(client, count, model);
+  const openMs = Date.now() - started;
+  await waitFor(async () => (await upstream.stats()).held >= count, { timeoutMs: 10_000, what: 'held streams' });
+  // Sample for a while: the held streams keep trickling a chunk a second.
+  let openMb = 0;
+  for (let i = 0; i < 6; i += 1) {
+    openMb = Math.max(openMb, rssMb(gateway.pid));
+    await sleep(250);
+  }
+  await upstream.release();
+  const results = await Promise.all(opened.map((stream) => stream.ended));
+  const completed = results.filter((r) => r.complete).length;
+  agent.destroy();
+  await sleep(2_000);
+  const afterMb = rssMb(gateway.pid);
+  return { count, openMs, idleMb, openMb, afterMb, completed };
+}

@@ -1,0 +1,143 @@
+// Starting and stopping the processes a benchmark run needs: the fake
+// upstream, Portkey (bound to loopback) and our gateway, each its own process.
+import { fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const here = (file) => fileURLToPath(new URL(file, import.meta.url));
+
+/** A loopback port free right now (nothing listens on it once this resolves). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident set size of a process in MB (Linux /proc). */
+export function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+  return kb / 1024;
+}
+
+/** Polls `probe` until it returns true or the deadline passes. */
+export async function waitFor(probe, { timeoutMs = 20_000, intervalMs = 100, what = 'condition', child } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child && (child.exitCode !== null || child.signalCode !== null)) {
+      throw new Error(`process exited (${child.exitCode ?? child.signalCode}) while waiting for ${what}`);
+    }
+    try {
+      if (await probe()) return;
+    } catch {
+      // not ready yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
+export function stopProcess(child, graceMs = 5_000) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function keepTail(child, limit = 8_000) {
+  let tail = '';
+  const add = (part) => {
+    tail = (tail + part.toString()).slice(-limit);
+  };
+  child.stdout?.on('data', add);
+  child.stderr?.on('data', add);
+  return () => tail;
+}
+
+/** The benchmark's fake upstream (bench/lib/upstream.mjs) in its own process. */
+export async function startUpstream() {
+  const child = fork(here('./upstream.mjs'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const port = await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`upstream exited with ${code}`)));
+    child.on('message', (message) => message?.ready && resolve(message.port));
+  });
+  const ask = (cmd, key) =>
+    new Promise((resolve) => {
+      const onMessage = (message) => {
+        if (message?.[key] !== undefined) {
+          child.off('message', onMessage);
+          resolve(message[key]);
+        }
+      };
+      child.on('message', onMessage);
+      child.send({ cmd });
+    });
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    release: () => ask('release', 'released'),
+    hang: () => ask('hang', 'hanging'),
+    stats: () => ask('stats', 'stats'),
+    stop: () => stopProcess(child),
+  };
+}
+
+/** @portkey-ai/gateway 1.15.2, headless, on 127.0.0.1 (see portkey-loopback.mjs). */
+export async function startPortkey() {
+  const port = await freePort();
+  const child = spawn(process.execPath, [here('./portkey-loopback.mjs'), `--port=${port}`, '--headless'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  const tail = keepTail(child);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(async () => (await (await fetch(url)).text()).includes('AI Gateway says hey!'), {
+      what: 'Portkey readiness',
+      child,
+    });
+  } catch (error) {
+    await stopProcess(child);
+    throw new Error(`${error.message}\n${tail()}`);
+  }
+  return { port, url, pid: child.pid, child, tail, stop: () => stopProcess(child) };
+}
+
+export const gatewayMain = `${repoRoot}apps/llm-gateway/dist/main.js`;
+
+/** Our gateway (built) with a config file, on a free loopback port. */
+export async function startManaGateway({ configPath, env = {}, args = [], logLevel = 'info', nodeArgs = [] }) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, gatewayMain, '--config', configPath, '--port', String(port), ...args], {
+    // Request logs go to /dev/null: the gateway still formats and writes them
+    // (that cost is measured), but nobody here spends CPU reading them.
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LOG_LEVEL: logLevel, HOST: '127.0.0.1', ...env },
+  });
+  const tail = keepTail(child);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, { what: 'gateway /readyz', child });
+  } catch (error) {
+    await stopProcess(child);
+    throw new Error(`${error.message}\n${tail()}`);
+  }
+  return { port, url, pid: child.pid, child, tail, stop: () => stopProcess(child, 8_000) };
+}
