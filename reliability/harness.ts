@@ -1,0 +1,407 @@
+/**
+ * Reliability suite harness: spawns the BUILT gateway (`apps/llm-gateway/dist/main.js`)
+ * as a process on a free loopback port (port 0, read back from its `listening`
+ * log line), with a temp YAML config and real-looking secrets in its
+ * environment. Everything the suite sees — response heads and bodies, log
+ * lines, metrics — is captured so `assertNoSecrets()` can grep it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const GATEWAY_MAIN = fileURLToPath(new URL('../apps/llm-gateway/dist/main.js', import.meta.url));
+
+/** `RELIABILITY_PROFILE=full` runs the long version; the default is the CI-sized one. */
+export const PROFILE: 'ci' | 'full' = process.env.RELIABILITY_PROFILE === 'full' ? 'full' : 'ci';
+
+export const SIZES = {
+  ci: { loadRequests: 2_000, loadConcurrency: 100, reloadRequests: 1_200, fuzzCases: 300, matrixPasses: 2 },
+  full: { loadRequests: 8_000, loadConcurrency: 200, reloadRequests: 5_000, fuzzCases: 3_000, matrixPasses: 3 },
+}[PROFILE];
+
+/**
+ * Real-looking keys (random, shaped like the providers' own). They are put in
+ * the gateway's environment and referenced from the configs, and must never
+ * come back in any response, header, log line or metric.
+ */
+function randomKey(prefix: string, length: number, alphabet: string): string {
+  let out = prefix;
+  for (let i = 0; i < length; i += 1) out += alphabet[Math.floor(Math.random() * alphabet.length)];
+  return out;
+}
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const HEX = '0123456789abcdef';
+export const SECRETS = {
+  RELIABILITY_OPENAI_KEY: randomKey('sk-proj-', 48, ALNUM),
+  RELIABILITY_GROQ_KEY: randomKey('gsk_', 52, ALNUM),
+  RELIABILITY_OPENROUTER_KEY: randomKey('sk-or-v1-', 64, HEX),
+  MANA_LLM_API_KEYS: randomKey('mana-live-', 40, ALNUM),
+  MANA_LLM_ADMIN_KEY: randomKey('mana-admin-', 40, ALNUM),
+} as const;
+export const CLIENT_KEY = SECRETS.MANA_LLM_API_KEYS;
+export const ADMIN_KEY = SECRETS.MANA_LLM_ADMIN_KEY;
+/** The provider keys, in the order configs use them (`${RELIABILITY_*_KEY}`). */
+export const PROVIDER_KEY_VARS = ['RELIABILITY_OPENAI_KEY', 'RELIABILITY_GROQ_KEY', 'RELIABILITY_OPENROUTER_KEY'] as const;
+
+/** Everything observed in this test file: checked for secrets at the end. */
+const captured: string[] = [];
+export function capture(text: string): void {
+  captured.push(text);
+}
+
+/** Every secret, and a 16-character slice from its middle (a partially masked leak still shows). */
+export function findSecrets(text: string): string[] {
+  const found: string[] = [];
+  for (const [name, secret] of Object.entries(SECRETS)) {
+    const middle = secret.slice(Math.floor(secret.length / 2) - 8, Math.floor(secret.length / 2) + 8);
+    if (text.includes(secret) || text.includes(middle)) found.push(name);
+  }
+  return found;
+}
+
+/** Throws naming the secret and a little context (the secret itself masked). */
+export function assertNoSecrets(extra: readonly string[] = []): { bytes: number } {
+  let bytes = 0;
+  for (const text of [...captured, ...extra]) {
+    bytes += text.length;
+    const found = findSecrets(text);
+    if (found.length > 0) {
+      const secret = SECRETS[found[0] as keyof typeof SECRETS];
+      const at = text.indexOf(secret);
+      const context = at === -1 ? '(partial match)' : text.slice(Math.max(0, at - 120), at).replace(/\s+/g, ' ');
+      throw new Error(`secret ${found.join(', ')} leaked; text before it: …${context}[SECRET]`);
+    }
+  }
+  return { bytes };
+}
+
+export type LogLine = Record<string, unknown> & { msg?: string; level?: string | number };
+
+export interface GatewayProcess {
+  readonly url: string;
+  readonly pid: number;
+  readonly child: ChildProcess;
+  readonly configPath: string;
+  readonly logs: LogLine[];
+  output(): string;
+  /** Atomically replaces the config file (write + rename: a reload never reads half a file). */
+  writeConfig(yaml: string): Promise<void>;
+  /** Parsed Prometheus text of /metrics. */
+  metrics(): Promise<Metrics>;
+  rssMb(): number;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  isAlive(): boolean;
+  /** SIGTERM and wait (SIGKILL after 10 s); removes the temp dir. Returns the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export interface StartOptions {
+  readonly config: string;
+  readonly env?: Record<string, string>;
+  readonly args?: readonly string[];
+  /** Without client API keys (auth off). Default: keys on, like production. */
+  readonly noAuth?: boolean;
+}
+
+export async function startGateway(options: StartOptions): Promise<GatewayProcess> {
+  if (!existsSync(GATEWAY_MAIN)) {
+    throw new Error(`${GATEWAY_MAIN} is missing: run \`pnpm test:reliability\` (it builds first) or build the gateway`);
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'mana-reliability-'));
+  const configPath = join(dir, 'aliases.yaml');
+  await writeFile(configPath, options.config);
+  const secretsEnv: Record<string, string> = { ...SECRETS };
+  if (options.noAuth) delete secretsEnv.MANA_LLM_API_KEYS;
+  const child = spawn(
+    process.execPath,
+    [GATEWAY_MAIN, '--config', configPath, '--host', '127.0.0.1', '--port', '0', '--shutdown-grace', '5s', ...(options.args ?? [])],
+    {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...secretsEnv, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const logs: LogLine[] = [];
+  let raw = '';
+  let pending = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    raw += chunk;
+    pending += chunk;
+    let nl: number;
+    while ((nl = pending.indexOf('\n')) !== -1) {
+      const text = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      try {
+        logs.push(JSON.parse(text) as LogLine);
+      } catch {
+        // not a JSON line; still in `raw` for the secret check
+      }
+    }
+  });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    raw += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const isAlive = () => child.exitCode === null && child.signalCode === null;
+
+  const deadline = Date.now() + 15_000;
+  let listening: LogLine | undefined;
+  while (listening === undefined) {
+    listening = logs.find((l) => l.msg === 'listening');
+    if (listening) break;
+    if (!isAlive() || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+      throw new Error(`gateway did not start; output:\n${raw.slice(-4000)}`);
+    }
+    await sleep(25);
+  }
+  const url = String(listening.url);
+  let stopped: Promise<number | null> | undefined;
+  const gateway: GatewayProcess = {
+    url,
+    pid: child.pid!,
+    child,
+    configPath,
+    logs,
+    output: () => raw,
+    async writeConfig(yaml) {
+      const next = `${configPath}.${process.pid}.next`;
+      await writeFile(next, yaml);
+      await rename(next, configPath);
+    },
+    async metrics() {
+      const response = await request(url, { method: 'GET', path: '/metrics', headers: { authorization: `Bearer ${CLIENT_KEY}` } });
+      return parseMetrics(response.body);
+    },
+    rssMb() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024;
+    },
+    exited,
+    isAlive,
+    stop() {
+      stopped ??= (async () => {
+        if (isAlive()) {
+          child.kill('SIGTERM');
+          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          await exited;
+          clearTimeout(timer);
+        }
+        capture(raw);
+        await rm(dir, { recursive: true, force: true });
+        return (await exited).code;
+      })();
+      return stopped;
+    },
+  };
+  return gateway;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// ---------------------------------------------------------------- metrics
+
+export interface Sample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+export class Metrics {
+  constructor(
+    readonly samples: readonly Sample[],
+    readonly text: string,
+  ) {}
+
+  /** Sum of every sample of `name` whose labels include `match`. */
+  sum(name: string, match: Record<string, string | ((value: string) => boolean)> = {}): number {
+    let total = 0;
+    for (const s of this.samples) {
+      if (s.name !== name) continue;
+      let ok = true;
+      for (const [key, want] of Object.entries(match)) {
+        const have = s.labels[key];
+        if (have === undefined || (typeof want === 'function' ? !want(have) : have !== want)) ok = false;
+      }
+      if (ok) total += s.value;
+    }
+    return total;
+  }
+}
+
+export function parseMetrics(text: string): Metrics {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+    if (!match) continue;
+    const labels: Record<string, string> = {};
+    for (const part of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) {
+      labels[part[1]!] = part[2]!.replace(/\\"/g, '"').replace(/\\n/g, '\n').replace(/\\\\/g, '\\');
+    }
+    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
+  }
+  capture(text);
+  return new Metrics(samples, text);
+}
+
+// ---------------------------------------------------------------- HTTP client
+
+export interface Response {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: string;
+  readonly ms: number;
+  /** For SSE: the `data:` payloads in order. */
+  readonly events: string[];
+}
+
+export interface RequestOptions {
+  readonly method?: string;
+  readonly path?: string;
+  readonly headers?: Record<string, string | number>;
+  readonly body?: string | Buffer;
+  readonly agent?: http.Agent;
+  /** Abort (destroy the socket) after this many ms: the promise rejects with a timeout error. */
+  readonly timeoutMs?: number;
+}
+
+/** One HTTP request; everything received is captured for the secret check. */
+export function request(baseUrl: string, options: RequestOptions = {}): Promise<Response> {
+  const { hostname, port } = new URL(baseUrl);
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        hostname,
+        port,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/v1/chat/completions',
+        headers: options.headers,
+        agent: options.agent ?? false,
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (part: Buffer) => parts.push(part));
+        res.on('end', () => {
+          clearTimeout(timer);
+          const body = Buffer.concat(parts).toString('utf8');
+          capture(JSON.stringify(res.headers));
+          capture(body);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, ms: performance.now() - started, events: sseEvents(body) });
+        });
+        res.on('error', (error) => {
+          clearTimeout(timer);
+          reject(error);
+        });
+      },
+    );
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => req.destroy(new Error(`no complete response within ${options.timeoutMs} ms`)), options.timeoutMs);
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.end(options.body);
+  });
+}
+
+export function sseEvents(body: string): string[] {
+  const events: string[] = [];
+  for (const block of body.split('\n\n')) {
+    for (const line of block.split('\n')) if (line.startsWith('data: ')) events.push(line.slice(6));
+  }
+  return events;
+}
+
+/** A chat completion through the gateway, with the client key. */
+export function chat(
+  baseUrl: string,
+  model: string,
+  options: { stream?: boolean; agent?: http.Agent; timeoutMs?: number; requestId?: string; content?: string } = {},
+): Promise<Response> {
+  const body = JSON.stringify({
+    model,
+    stream: options.stream ?? false,
+    messages: [{ role: 'user', content: options.content ?? 'Say hello.' }],
+  });
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json',
+    authorization: `Bearer ${CLIENT_KEY}`,
+  };
+  if (options.requestId) headers['x-request-id'] = options.requestId;
+  return request(baseUrl, { body, headers, agent: options.agent, timeoutMs: options.timeoutMs ?? 15_000 });
+}
+
+/** The documented terminal shapes of a 200 SSE stream. */
+export function streamEnding(response: Response): 'done' | 'error_event' | 'neither' {
+  const last = response.events.at(-1);
+  if (last === '[DONE]') return 'done';
+  if (last !== undefined) {
+    try {
+      const parsed = JSON.parse(last) as { error?: { code?: string } };
+      if (parsed.error?.code) return 'error_event';
+    } catch {
+      // not JSON
+    }
+  }
+  return 'neither';
+}
+
+// ---------------------------------------------------------------- config
+
+/** The five required aliases plus `extra`, each `name → chain`; providers as given. */
+export function configYaml(options: {
+  settings?: Record<string, string | number>;
+  providers: Record<string, { url: string; key?: string; settings?: Record<string, string | number> }>;
+  aliases: Record<string, readonly string[]>;
+  defaultChain: readonly string[];
+}): string {
+  const lines: string[] = [];
+  if (options.settings) {
+    lines.push('settings:');
+    for (const [k, v] of Object.entries(options.settings)) lines.push(`  ${k}: ${v}`);
+  }
+  lines.push('providers:');
+  for (const [name, p] of Object.entries(options.providers)) {
+    const settings = p.settings
+      ? `, settings: { ${Object.entries(p.settings)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ')} }`
+      : '';
+    const key = p.key ? `api_key: "\${${p.key}}"` : 'api_key_required: false';
+    lines.push(`  ${name}: { type: openai, base_url: "${p.url}", ${key}${settings} }`);
+  }
+  lines.push('aliases:');
+  const required = ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision'];
+  for (const name of new Set([...required, ...Object.keys(options.aliases)])) {
+    const chain = options.aliases[name] ?? options.defaultChain;
+    lines.push(`  ${name}:`, `    description: "${name} (reliability)"`, `    chain: [${chain.join(', ')}]`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Request log lines (one per chat completion) by request id. */
+export function requestLogs(gateway: GatewayProcess): Map<string, LogLine[]> {
+  const byId = new Map<string, LogLine[]>();
+  for (const line of gateway.logs) {
+    if (line.msg !== 'request') continue;
+    const id = String(line.req_id ?? line.request_id ?? line.requestId ?? '');
+    const list = byId.get(id) ?? [];
+    list.push(line);
+    byId.set(id, list);
+  }
+  return byId;
+}
