@@ -18,6 +18,7 @@ describe('parseCli', () => {
       logLevel: 'info',
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       shutdownGraceMs: 25_000,
+      requestTimeoutMs: 30_000,
       insecure: false,
       configPath: DEFAULT_CONFIG_PATH,
     });
@@ -54,7 +55,7 @@ describe('parseCli', () => {
   });
 
   it('rejects bad values with a message', () => {
-    for (const argv of [['--port', 'abc'], ['--port', '70000'], ['--max-body', 'lots'], ['--log-level', 'loud'], ['--shutdown-grace', 'soon'], ['--nope']]) {
+    for (const argv of [['--port', 'abc'], ['--port', '70000'], ['--max-body', 'lots'], ['--log-level', 'loud'], ['--shutdown-grace', 'soon'], ['--request-timeout', '5'], ['--nope']]) {
       const result = parseCli(argv, {});
       expect(result.kind, argv.join(' ')).toBe('error');
     }
@@ -64,7 +65,7 @@ describe('parseCli', () => {
     const result = parseCli(['--help'], {});
     expect(result.kind).toBe('help');
     const text = result.kind === 'help' ? result.text : '';
-    for (const word of ['--config', 'MANA_LLM_CONFIG', '--host', 'HOST', '--port', 'PORT', 'MANA_LLM_API_KEYS', 'MANA_LLM_ADMIN_KEY', 'LOG_LEVEL', '--max-body', '--insecure', '--shutdown-grace']) {
+    for (const word of ['--config', 'MANA_LLM_CONFIG', '--host', 'HOST', '--port', 'PORT', 'MANA_LLM_API_KEYS', 'MANA_LLM_ADMIN_KEY', 'LOG_LEVEL', '--max-body', '--insecure', '--shutdown-grace', '--request-timeout', 'MANA_LLM_REQUEST_TIMEOUT']) {
       expect(text).toContain(word);
     }
   });

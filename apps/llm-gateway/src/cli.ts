@@ -19,6 +19,8 @@ export interface GatewayOptions {
   readonly maxBodyBytes: number;
   /** How long SIGTERM/SIGINT waits for in-flight requests and streams, in ms. */
   readonly shutdownGraceMs: number;
+  /** How long a client may take to send a whole request (head and body), in ms; then 408. */
+  readonly requestTimeoutMs: number;
   readonly insecure: boolean;
 }
 
@@ -31,6 +33,7 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 3025;
 export const DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024; // 20 MB
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000; // 25 s: below Kubernetes' default 30 s termination grace
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000; // 30 s to send a whole request (20 MB at ~1 MB/s)
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** The aliases.yaml shipped next to the package (dist/../aliases.yaml). */
@@ -49,6 +52,8 @@ Options (a flag wins over its environment variable):
                          Default 20mb.
   --shutdown-grace <d>   Time SIGTERM/SIGINT lets in-flight requests and streams finish:
                          ms or 10s / 2m. Env MANA_LLM_SHUTDOWN_GRACE. Default 25s.
+  --request-timeout <d>  Time a client may take to send a whole request (then 408): ms or 10s.
+                         Env MANA_LLM_REQUEST_TIMEOUT. Default 30s.
   --log-level <level>    ${LOG_LEVELS.join(' | ')}. Env LOG_LEVEL. Default info.
   --insecure             Allow a non-loopback --host without API keys.
   -h, --help             Show this text.
@@ -116,6 +121,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
         port: { type: 'string' },
         'max-body': { type: 'string' },
         'shutdown-grace': { type: 'string' },
+        'request-timeout': { type: 'string' },
         'log-level': { type: 'string' },
         insecure: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -158,6 +164,16 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
     shutdownGraceMs = parsed;
   }
 
+  const requestTimeoutText = nonEmpty(values['request-timeout']) ?? nonEmpty(env.MANA_LLM_REQUEST_TIMEOUT);
+  let requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS;
+  if (requestTimeoutText !== undefined) {
+    const parsed = parseDuration(requestTimeoutText);
+    if (parsed === undefined || parsed < 100) {
+      return { kind: 'error', message: `Invalid --request-timeout "${requestTimeoutText}": expected a duration of at least 100ms, such as 30s.` };
+    }
+    requestTimeoutMs = parsed;
+  }
+
   const logLevel = (nonEmpty(values['log-level']) ?? nonEmpty(env.LOG_LEVEL) ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     return { kind: 'error', message: `Invalid log level "${logLevel}": expected one of ${LOG_LEVELS.join(', ')}.` };
@@ -179,6 +195,6 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
 
   return {
     kind: 'run',
-    options: { configPath, host, port, apiKeys, adminKey, logLevel, maxBodyBytes, shutdownGraceMs, insecure },
+    options: { configPath, host, port, apiKeys, adminKey, logLevel, maxBodyBytes, shutdownGraceMs, requestTimeoutMs, insecure },
   };
 }

@@ -77,6 +77,7 @@ async function main(): Promise<void> {
       logLevel: 'info',
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       shutdownGraceMs: 5_000,
+      requestTimeoutMs: 30_000,
       insecure: false,
     },
     { logger: memoryLogger(logs), defaultMetrics: false },

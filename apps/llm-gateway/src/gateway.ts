@@ -81,7 +81,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     state,
     reload,
   };
-  const server = createGatewayServer(context);
+  const server = createGatewayServer(context, options.requestTimeoutMs);
   let address: AddressInfo;
   try {
     address = await listen(server, options.port, options.host);
@@ -91,6 +91,14 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
   }
   router.startProbes();
   state.ready = true;
+
+  const unconfigured = router.health().filter((p) => !p.configured);
+  if (unconfigured.length > 0) {
+    logger.warn(
+      { providers: unconfigured.map((p) => `${p.provider}: ${p.unconfiguredReason ?? 'unconfigured'}`) },
+      'some providers are unconfigured: their targets are skipped',
+    );
+  }
 
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;

@@ -17,9 +17,9 @@ import { handleModel, handleModels } from './routes/models.js';
 import { handleHealthz, handleReadyz } from './routes/probes.js';
 
 export const SERVER_TIMEOUTS = {
-  headersTimeoutMs: 15_000, // 15 s to send the request head
-  requestTimeoutMs: 120_000, // 2 min to send the whole request (a 20 MB body on a slow link)
+  headersTimeoutMs: 15_000, // 15 s to send the request head (capped by the request timeout)
   keepAliveTimeoutMs: 5_000, // 5 s idle keep-alive before the server closes the connection
+  connectionsCheckingIntervalMs: 1_000, // 1 s: how often Node enforces the two request timeouts
 } as const;
 
 const MAX_HEADER_BYTES = 32 * 1024; // 32 KB of request headers
@@ -128,11 +128,12 @@ async function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResp
   }
 }
 
-export function createGatewayServer(ctx: GatewayContext): Server {
+export function createGatewayServer(ctx: GatewayContext, requestTimeoutMs: number): Server {
   const server = createServer(
     {
-      headersTimeout: SERVER_TIMEOUTS.headersTimeoutMs,
-      requestTimeout: SERVER_TIMEOUTS.requestTimeoutMs,
+      headersTimeout: Math.min(SERVER_TIMEOUTS.headersTimeoutMs, requestTimeoutMs),
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: SERVER_TIMEOUTS.connectionsCheckingIntervalMs,
       keepAliveTimeout: SERVER_TIMEOUTS.keepAliveTimeoutMs,
       maxHeaderSize: MAX_HEADER_BYTES,
       noDelay: true,

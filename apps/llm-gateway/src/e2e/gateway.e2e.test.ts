@@ -4,6 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingPort, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
@@ -48,6 +49,7 @@ beforeAll(async () => {
   cloud.on('fail-b', { kind: 'status', status: 503 });
   cloud.on('cut', { kind: 'answer', content: 'one two three four', chunks: 4, cutAfterChunks: 1 });
   cloud.on('hang', { kind: 'hang' });
+  cloud.on('slow-stream', { kind: 'answer', content: 'a b c d e f g h i j', chunks: 10, chunkIntervalMs: 200 });
   const dead = await refusingPort();
   const config =
     `settings:\n  probe_interval: 60s\n  first_byte_timeout: 20s\n` +
@@ -63,10 +65,11 @@ beforeAll(async () => {
         'mana/relay400': ['cloud/bad-request', 'cloud/m2'],
         'mana/cut': ['cloud/cut', 'cloud/m2'],
         'mana/hang': ['cloud/hang'],
+        'mana/slow-stream': ['cloud/slow-stream'],
       },
       ['cloud/m2'],
     );
-  gw = await spawnGateway({ config, args: ['--max-body', '64kb'] });
+  gw = await spawnGateway({ config, args: ['--max-body', '64kb', '--request-timeout', '2s'] });
   client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'not-needed-auth-off', maxRetries: 0 });
 });
 
@@ -282,6 +285,87 @@ describe('client abort', () => {
     expect(closed.closedAt! - abortedAt).toBeLessThan(2_000);
     const line = await gw.waitForLog((l) => l.msg === 'request' && l.alias === 'mana/hang' && l.status === 499);
     expect(line.code).toBe('client_closed_request');
+  });
+});
+
+describe('client abort mid-stream', () => {
+  it('closing a stream after the first chunk closes the upstream stream', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mana/slow-stream', messages: [{ role: 'user', content: 'x' }], stream: true }),
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    await reader.read(); // the first chunk arrived
+    controller.abort();
+    const closed = await cloud.waitForClientClose(5_000);
+    expect(closed.model).toBe('slow-stream');
+    const line = await gw.waitForLog((l) => l.msg === 'request' && l.alias === 'mana/slow-stream');
+    expect(line.status).toBe(499);
+  });
+});
+
+describe('bad input never gets a 5xx and never stops the server', () => {
+  function raw(text: string, timeoutMs = 8_000): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(gw.port, '127.0.0.1');
+      let out = '';
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`no answer; got ${JSON.stringify(out)}`));
+      }, timeoutMs);
+      socket.on('data', (d) => (out += d.toString('latin1')));
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(out);
+      });
+      socket.on('error', () => undefined);
+      socket.write(text);
+    });
+  }
+  const statusOf = (response: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1] ?? 0);
+
+  it('oversized headers → 431', async () => {
+    const res = await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`);
+    expect(statusOf(res)).toBe(431);
+  });
+
+  it('a garbage request line → 400', async () => {
+    expect(statusOf(await raw('HELLO\r\n\r\n'))).toBe(400);
+  });
+
+  it('a chunked body that never ends → 408 after the request timeout', async () => {
+    const res = await raw(
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"mes\r\n',
+    );
+    expect(statusOf(res)).toBe(408);
+  });
+
+  it('odd bodies → 4xx', async () => {
+    let deep = '"x"';
+    for (let i = 0; i < 5_000; i++) deep = `[${deep}]`;
+    const bodies: Array<string | Buffer> = [
+      Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), // invalid UTF-8
+      `{"messages":[{"role":"user","content":"x"}],"messages":"dup"}`, // duplicate keys: the last wins
+      `{"messages":[{"role":"user","content":${deep}}]}`,
+      `{"messages":[{"role":"user","content":"x"}],"model":"${'m'.repeat(20_000)}"}`,
+      `{"messages":[{"role":"user","content":"x"}],"model":"mana/\u0000"}`,
+      'null',
+      '"string"',
+      '{"messages":[null]}',
+      '{"messages":[{"role":"user","content":{"a":1}}]}',
+      '{"messages":[{"role":"user","content":"x"}],"n":"many"}',
+    ];
+    for (const body of bodies) {
+      const res = await post('/v1/chat/completions', body);
+      const text = await res.text();
+      expect(res.status, `${String(body).slice(0, 60)} → ${text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    }
+    expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
   });
 });
 

@@ -67,8 +67,8 @@ describe('SIGHUP', () => {
     await gw.writeConfig(providers + aliasesYaml({ 'mana/extra': ['cloud/m7'] }, ['cloud/m1']));
     gw.child.kill('SIGHUP');
     await gw.waitForLog((l) => l.msg === 'config reloaded');
-    const models = await (await fetch(`${gw.url}/v1/models`)).json();
-    const ids = models.data.map((m: { id: string }) => m.id);
+    const models = (await (await fetch(`${gw.url}/v1/models`)).json()) as { data: Array<{ id: string }> };
+    const ids = models.data.map((m) => m.id);
     expect(ids).toContain('mana/extra');
     expect(ids).not.toContain('mana/slow');
 

@@ -107,7 +107,7 @@ export function fromRouterError(error: RouterError, requestedModel: string | und
     case 'unknown_model':
       return gatewayError(
         'model_not_found',
-        `The model '${requestedModel ?? ''}' does not exist. Use one of the aliases: ${aliasList(error.knownAliases)} ` +
+        `The model '${(requestedModel ?? '').slice(0, 200)}' does not exist. Use one of the aliases: ${aliasList(error.knownAliases)} ` +
           `(or a configured provider/model).`,
         { param: 'model' },
       );
