@@ -4,7 +4,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
-import { aliasesYaml, spawnGateway, type GatewayProcess } from './harness.js';
+import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const API_KEYS = ['client-key-one-5d1e', 'client-key-two-9a2b'];
 const ADMIN_KEY = 'admin-key-c3f8e1';
@@ -14,7 +14,7 @@ let gw: GatewayProcess;
 let config: string;
 const bodies: string[] = [];
 
-async function call(path: string, init: RequestInit & { key?: string } = {}): Promise<{ status: number; body: any; headers: Headers }> {
+async function call(path: string, init: RequestInit & { key?: string } = {}): Promise<{ status: number; body: Json; headers: Headers }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
   const res = await fetch(`${gw.url}${path}`, { ...init, headers });

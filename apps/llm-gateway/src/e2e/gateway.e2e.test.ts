@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingPort, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
-import { aliasesYaml, spawnGateway, type GatewayProcess } from './harness.js';
+import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const SECRET = 'sk-e2e-SECRET-7f3a9c0d2b';
 const ANSWER = 'The quick brown fox jumps';
@@ -22,7 +22,7 @@ async function post(path: string, body: string | Buffer, headers: Record<string,
   return fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 }
 
-async function jsonOf(res: Response): Promise<any> {
+async function jsonOf(res: Response): Promise<Json> {
   const text = await res.text();
   bodies.push(text);
   return JSON.parse(text);
@@ -276,7 +276,7 @@ describe('client abort', () => {
       body: JSON.stringify({ model: 'mana/hang', messages: [{ role: 'user', content: 'y' }] }),
       signal: controller.signal,
     }).catch(() => 'aborted');
-    await cloud.waitForRequest((r) => r.model === 'hang' && (r.body as any)?.messages?.[0]?.content === 'y', 10_000);
+    await cloud.waitForRequest((r) => r.model === 'hang' && (r.body as Json)?.messages?.[0]?.content === 'y', 10_000);
     const abortedAt = Date.now();
     controller.abort();
     expect(await fetchAbort).toBe('aborted');
@@ -380,7 +380,7 @@ describe('info endpoints', () => {
   it('GET /v1/aliases shows each target with its live state', async () => {
     const res = await fetch(`${gw.url}/v1/aliases`);
     const json = await jsonOf(res);
-    const structured = json.data.find((a: any) => a.alias === 'mana/structured');
+    const structured = json.data.find((a: Json) => a.alias === 'mana/structured');
     expect(structured).toMatchObject({ strategy: 'failover', description: expect.any(String) });
     expect(structured.chain[0]).toMatchObject({ target: 'nokey/m3', state: 'unconfigured' });
     expect(structured.chain[0].reason).toContain('E2E_MISSING_KEY');
@@ -390,7 +390,7 @@ describe('info endpoints', () => {
     const res = await fetch(`${gw.url}/v1/health`);
     expect(res.status).toBe(200);
     const json = await jsonOf(res);
-    const byName = Object.fromEntries(json.providers.map((p: any) => [p.provider, p]));
+    const byName = Object.fromEntries(json.providers.map((p: Json) => [p.provider, p]));
     expect(byName.cloud).toMatchObject({ configured: true, healthy: true });
     expect(byName.nokey).toMatchObject({ configured: false });
     expect(byName.local).toMatchObject({ configured: true });

@@ -153,3 +153,10 @@ export function aliasesYaml(chains: Record<string, readonly string[]>, fallbackC
   }
   return lines.join('\n') + '\n';
 }
+
+/**
+ * A parsed response body in tests: its shape is what the assertions check, so a
+ * static type would only restate them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
