@@ -128,6 +128,32 @@ describe('SIGTERM', () => {
     expect(gw.logs.some((l) => l.msg === 'request' && l.status === 200 && l.stream === true)).toBe(true);
   });
 
+  it('cuts what is left after the grace period, cancelling the upstream, and still exits 0', async () => {
+    cloud.on('hang', { kind: 'hang' });
+    const short = await spawnGateway({ config: providers + aliasesYaml({}, ['cloud/hang']), args: ['--shutdown-grace', '300ms'] });
+    try {
+      const pending = fetch(`${short.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mana/fast-text', messages: [{ role: 'user', content: 'x' }] }),
+      }).then(
+        (r) => r.status,
+        () => 'connection closed',
+      );
+      await cloud.waitForRequest((r) => r.model === 'hang', 10_000);
+      const signalledAt = Date.now();
+      short.child.kill('SIGTERM');
+      expect(await short.exited).toEqual({ code: 0, signal: null });
+      expect(Date.now() - signalledAt).toBeLessThan(5_000);
+      expect(await pending).toBe('connection closed');
+      const closed = await cloud.waitForClientClose(5_000);
+      expect(closed.model).toBe('hang');
+      expect((await short.waitForLog((l) => l.msg === 'stopped')).drained).toBe(false);
+    } finally {
+      await short.stop();
+    }
+  });
+
   it('exits 0 right away when idle', async () => {
     const idle = await spawnGateway({ config: providers + aliasesYaml({}, ['cloud/m1']) });
     try {
