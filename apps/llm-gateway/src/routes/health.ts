@@ -18,8 +18,10 @@ export function handleHealth(ctx: GatewayContext, res: ServerResponse, requestId
     unhealthy_until: p.unhealthyUntil,
     last_error: p.lastError,
   }));
-  const usable = providers.filter((p) => p.configured && p.healthy).length;
-  const status = usable === 0 ? 'down' : usable === providers.length ? 'ok' : 'degraded';
+  // Unconfigured providers (no key) are a setup choice, not an outage: only configured ones count.
+  const configured = providers.filter((p) => p.configured);
+  const usable = configured.filter((p) => p.healthy).length;
+  const status = usable === 0 ? 'down' : usable === configured.length ? 'ok' : 'degraded';
   sendJson(
     res,
     ctx.state,
