@@ -19,8 +19,8 @@ export const GATEWAY_MAIN = fileURLToPath(new URL('../apps/llm-gateway/dist/main
 export const PROFILE: 'ci' | 'full' = process.env.RELIABILITY_PROFILE === 'full' ? 'full' : 'ci';
 
 export const SIZES = {
-  ci: { loadRequests: 2_000, loadConcurrency: 100, reloadRequests: 2_500, fuzzCases: 300, matrixPasses: 2 },
-  full: { loadRequests: 8_000, loadConcurrency: 200, reloadRequests: 8_000, fuzzCases: 3_000, matrixPasses: 3 },
+  ci: { loadRequests: 3_000, loadConcurrency: 100, reloadRequests: 2_500, fuzzCases: 500, matrixPasses: 2 },
+  full: { loadRequests: 30_000, loadConcurrency: 200, reloadRequests: 20_000, fuzzCases: 10_000, matrixPasses: 5 },
 }[PROFILE];
 
 /**
