@@ -2,7 +2,12 @@
 // @portkey-ai/gateway 1.15.2, all against the same fast loopback fake upstream,
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
-//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,memory,...] [--out=DIR]
+//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,latency,throughput,failover,memory]
+//                      [--out=DIR] [--log-level=info] [--no-auth]
+//
+// --log-level and --no-auth change how our gateway runs (default: request logs
+// at info, client API keys on, as in production) for A/B experiments; results
+// of such runs say so in their notes.
 //
 // Sections: latency (sequential, interleaved rounds), throughput (separate
 // load process), failover cost, memory with 1,000 open streams.
@@ -134,14 +139,17 @@ async function main() {
 
     const configPath = path.join(tmp, 'bench-aliases.yaml');
     writeFileSync(configPath, gatewayConfig({ upstream, refusing, hanging }));
-    const oursEnv = { MANA_LLM_API_KEYS: CLIENT_KEY };
+    const oursEnv = flag('no-auth') ? {} : { MANA_LLM_API_KEYS: CLIENT_KEY };
+    const logLevel = option('log-level', 'info');
+    if (logLevel !== 'info') results.notes.push(`our gateway ran with LOG_LEVEL=${logLevel} (default info)`);
+    if (flag('no-auth')) results.notes.push('our gateway ran without client API keys (default: keys on)');
     const clientAuth = { authorization: `Bearer ${CLIENT_KEY}` };
 
     const clients = [createClient({ name: 'direct', url: upstream.url, model: 'fast', headers: { authorization: `Bearer ${UPSTREAM_KEY}` } })];
     let ours;
     let portkey;
     if (haveOurs) {
-      ours = await startManaGateway({ configPath, env: oursEnv });
+      ours = await startManaGateway({ configPath, env: oursEnv, logLevel });
       stops.push(ours.stop);
       clients.push(createClient({ name: 'ours', url: ours.url, model: 'mana/fast-text', headers: clientAuth }));
       log(`our gateway on ${ours.url} (pid ${ours.pid})`);
@@ -223,7 +231,7 @@ async function main() {
       if (haveOurs) {
         log(`memory: our gateway with ${SIZES.streams} open streams…`);
         writeFileSync(configPath, gatewayConfig({ upstream, refusing, hanging }));
-        const fresh = await startManaGateway({ configPath, env: oursEnv });
+        const fresh = await startManaGateway({ configPath, env: oursEnv, logLevel });
         stops.push(fresh.stop);
         const client = createClient({ name: 'ours', url: fresh.url, model: 'mana/fast-text', headers: clientAuth });
         results.memory.ours = await memoryUnderStreams(fresh, client, upstream, { count: SIZES.streams, model: 'mana/reasoning', warmup: 200 });
