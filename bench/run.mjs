@@ -20,7 +20,7 @@ import { createClient } from './lib/http-client.mjs';
 import { addedLatency, interleavedRounds } from './lib/latency.mjs';
 import { failoverCost } from './lib/failover.mjs';
 import { memoryUnderStreams } from './lib/memory.mjs';
-import { gatewayMain, repoRoot, startManaGateway, startPortkey, startUpstream, waitFor } from './lib/procs.mjs';
+import { gatewayMain, repoRoot, startFloorProxy, startManaGateway, startPortkey, startUpstream, waitFor } from './lib/procs.mjs';
 import { renderMarkdown, renderTerminal, evaluateTargets } from './lib/report.mjs';
 
 const argv = process.argv.slice(2);
@@ -159,6 +159,12 @@ async function main() {
       'x-portkey-provider': 'openai',
       'x-portkey-custom-host': `${upstream.url}/v1`,
     };
+    if (!skip.has('floor')) {
+      const floor = await startFloorProxy(upstream);
+      stops.push(floor.stop);
+      clients.push(createClient({ name: 'floor', url: floor.url, model: 'fast', headers: { authorization: `Bearer ${UPSTREAM_KEY}` } }));
+      log(`minimal Node proxy (the floor) on ${floor.url}`);
+    }
     if (havePortkey) {
       portkey = await startPortkey();
       stops.push(portkey.stop);
@@ -184,6 +190,12 @@ async function main() {
       results.throughput = {};
       const targets = [
         { name: 'direct', url: `${upstream.url}/v1/chat/completions`, headers: clients[0].headers, model: 'fast' },
+        clients.find((c) => c.name === 'floor') && {
+          name: 'floor',
+          url: `${clients.find((c) => c.name === 'floor').url}/v1/chat/completions`,
+          headers: clients[0].headers,
+          model: 'fast',
+        },
         ours && { name: 'ours', url: `${ours.url}/v1/chat/completions`, headers: clientAuth, model: 'mana/fast-text' },
         portkey && { name: 'portkey', url: `${portkey.url}/v1/chat/completions`, headers: portkeyHeaders, model: 'fast' },
       ].filter(Boolean);

@@ -1,10 +1,16 @@
 // Added latency, sequential: interleaved rounds, one request at a time.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { median, summarize } from './stats.mjs';
 
+const BLOCK_GAP_MS = 100; // let the previous target's deferred work (logging, GC) finish
+const BLOCK_WARMUP = 5; // unmeasured requests at the start of each block (caches, pooled socket)
+
 /**
- * For each round and each client (order rotated every round), `perRound`
- * sequential requests; the round's figure is the median of those. Returns per
- * client the per-round medians of time to first byte and to last byte.
+ * For each round and each client (in a random order every round), `perRound`
+ * sequential requests; the round's figure is the median of those. Each block
+ * starts after a short pause and a few unmeasured requests, so that one
+ * target's deferred work never lands in the next target's measurements.
+ * Returns per client the per-round medians of time to first byte and to last byte.
  */
 export async function interleavedRounds(clients, { rounds, perRound, warmup, stream }) {
   for (const client of clients) {
@@ -12,8 +18,10 @@ export async function interleavedRounds(clients, { rounds, perRound, warmup, str
   }
   const perClient = new Map(clients.map((client) => [client.name, { ttfb: [], total: [] }]));
   for (let round = 0; round < rounds; round += 1) {
-    const order = clients.map((_, i) => clients[(i + round) % clients.length]);
+    const order = shuffle(clients);
     for (const client of order) {
+      await sleep(BLOCK_GAP_MS);
+      for (let i = 0; i < BLOCK_WARMUP; i += 1) await expectOk(client, stream);
       const ttfb = [];
       const total = [];
       for (let i = 0; i < perRound; i += 1) {
@@ -26,6 +34,15 @@ export async function interleavedRounds(clients, { rounds, perRound, warmup, str
     }
   }
   return perClient;
+}
+
+function shuffle(list) {
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
 }
 
 async function expectOk(client, stream) {

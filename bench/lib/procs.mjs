@@ -99,6 +99,20 @@ export async function startUpstream() {
   };
 }
 
+/** The minimal Node proxy (bench/lib/floor-proxy.mjs) in front of `upstream`. */
+export async function startFloorProxy(upstream) {
+  const child = fork(here('./floor-proxy.mjs'), [], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { ...process.env, BENCH_FLOOR_UPSTREAM: upstream.url },
+  });
+  const port = await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`floor proxy exited with ${code}`)));
+    child.on('message', (message) => message?.ready && resolve(message.port));
+  });
+  return { port, url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopProcess(child) };
+}
+
 /** @portkey-ai/gateway 1.15.2, headless, on 127.0.0.1 (see portkey-loopback.mjs). */
 export async function startPortkey() {
   const port = await freePort();
