@@ -37,14 +37,28 @@ export function sendError(res: ServerResponse, state: ResponseState, error: Gate
   sendText(res, state, error.status, 'application/json', errorBody(error), headers);
 }
 
-/** Resolves when `res` can take more data or is gone. */
-export function drained(res: ServerResponse): Promise<void> {
+/** A client that reads nothing of a stream for this long is disconnected. */
+export const STALLED_CLIENT_TIMEOUT_MS = 60_000; // 60 s
+
+/**
+ * Resolves when `res` can take more data or is gone. Only called when a write
+ * reported backpressure, so the timer costs nothing on the normal path; a client
+ * that stops reading (but keeps the connection open) is cut after
+ * `timeoutMs`, which also releases the upstream stream it was holding.
+ */
+export function drained(res: ServerResponse, timeoutMs = STALLED_CLIENT_TIMEOUT_MS): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
+      clearTimeout(timer);
       res.off('drain', done);
       res.off('close', done);
       resolve();
     };
+    const timer = setTimeout(() => {
+      res.destroy();
+      done();
+    }, timeoutMs);
+    timer.unref();
     res.on('drain', done);
     res.on('close', done);
   });
