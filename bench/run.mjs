@@ -243,10 +243,22 @@ async function main() {
       if (haveOurs) {
         log(`memory: our gateway with ${SIZES.streams} open streams…`);
         writeFileSync(configPath, gatewayConfig({ upstream, refusing, hanging }));
-        const fresh = await startManaGateway({ configPath, env: oursEnv, logLevel });
+        const gcPreload = fileURLToPath(new URL('./lib/gc-on-signal.cjs', import.meta.url));
+        const fresh = await startManaGateway({ configPath, env: oursEnv, logLevel, nodeArgs: ['--expose-gc', '--require', gcPreload] });
         stops.push(fresh.stop);
         const client = createClient({ name: 'ours', url: fresh.url, model: 'mana/fast-text', headers: clientAuth });
-        results.memory.ours = await memoryUnderStreams(fresh, client, upstream, { count: SIZES.streams, model: 'mana/reasoning', warmup: 200 });
+        // V8 heap in use, from the gateway's own /metrics: tells retained memory from pages V8 keeps.
+        const heapMb = async () => {
+          const text = await (await fetch(`${fresh.url}/metrics`, { headers: clientAuth })).text();
+          return Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1]) / 1024 ** 2;
+        };
+        results.memory.ours = await memoryUnderStreams(fresh, client, upstream, {
+          count: SIZES.streams,
+          model: 'mana/reasoning',
+          warmup: 200,
+          heapMb,
+          forceGc: () => fresh.child.kill('SIGUSR2'),
+        });
         client.close();
         await stops.pop()();
       }

@@ -27,7 +27,7 @@ async function medianOf(client, model, count) {
  *   is again one that "does not know yet" (with warm code paths this time).
  */
 export async function failoverCost(client, aliases, upstreams, options) {
-  const { firstByteTimeoutMs, steady, renameRefusing, cycles = 5 } = options;
+  const { firstByteTimeoutMs, steady, renameRefusing, cycles = 9 } = options;
   // Warm every path while all targets are up.
   for (const alias of Object.values(aliases)) await medianOf(client, alias, 50);
   const baselineMs = await medianOf(client, aliases.healthy, steady);

@@ -58,10 +58,11 @@ async function openStreams(client, count, model) {
  * @param client    a client for it (its headers and URL are used)
  * @param upstream  the bench upstream (release() ends the held streams)
  */
-export async function memoryUnderStreams(gateway, client, upstream, { count, model, warmup }) {
+export async function memoryUnderStreams(gateway, client, upstream, { count, model, warmup, heapMb, forceGc }) {
   for (let i = 0; i < warmup; i += 1) await client.chat({ stream: i % 2 === 0 });
   await sleep(1_000);
   const idleMb = rssMb(gateway.pid);
+  const heap = { idleMb: await heapMb?.() };
   const started = Date.now();
   const { opened, agent } = await openStreams(client, count, model);
   const openMs = Date.now() - started;
@@ -72,6 +73,7 @@ export async function memoryUnderStreams(gateway, client, upstream, { count, mod
     openMb = Math.max(openMb, rssMb(gateway.pid));
     await sleep(250);
   }
+  heap.openMb = await heapMb?.();
   await upstream.release();
   const results = await Promise.all(opened.map((stream) => stream.ended));
   const completed = results.filter((r) => r.complete).length;
@@ -86,5 +88,14 @@ export async function memoryUnderStreams(gateway, client, upstream, { count, mod
     if (i === 4) after2sMb = now;
     afterMb = Math.min(afterMb, now);
   }
-  return { count, openMs, idleMb, openMb, after2sMb, afterMb, completed };
+  heap.afterMb = await heapMb?.();
+  // Diagnosis: a forced full GC (when the process was started with gc-on-signal.cjs).
+  let afterGcMb;
+  if (forceGc) {
+    forceGc();
+    await sleep(1_000);
+    afterGcMb = rssMb(gateway.pid);
+    heap.afterGcMb = await heapMb?.();
+  }
+  return { count, openMs, idleMb, openMb, after2sMb, afterMb, afterGcMb, completed, heap: heapMb ? heap : undefined };
 }

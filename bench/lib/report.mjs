@@ -4,7 +4,7 @@ const NEAR_IDLE_MB = 30; // "back near idle": within 30 MB of the idle RSS
 
 const ms = (value, digits = 3) => (Number.isFinite(value) ? `${value.toFixed(digits)} ms` : '–');
 const num = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
-const times = (value) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : '–');
+const times = (value) => (Number.isFinite(value) ? `${value < 0.1 ? value.toPrecision(2) : value.toFixed(2)}×` : '–');
 const mb = (value) => (Number.isFinite(value) ? `${value.toFixed(1)} MB` : '–');
 const pair = (summary) => (summary ? `${num(summary.median, 3)} / ${num(summary.p99, 3)}` : '–');
 
@@ -46,7 +46,10 @@ export function evaluateTargets(results) {
   targets.push({
     name: `${mem?.count ?? 1000} open streams: RSS, and back near idle after`,
     goal: `< 200 MB; after ≤ idle + ${NEAR_IDLE_MB} MB`,
-    value: mem ? `${mb(mem.openMb)} open; idle ${mb(mem.idleMb)} → settled ${mb(mem.afterMb)}` : '–',
+    value: mem
+      ? `${mb(mem.openMb)} open; idle ${mb(mem.idleMb)} → settled ${mb(mem.afterMb)}` +
+        (mem.heap ? ` (after a forced GC: RSS ${mb(mem.afterGcMb)}, heap ${mb(mem.heap.afterGcMb)} vs ${mb(mem.heap.idleMb)} idle)` : '')
+      : '–',
     met: verdict(mem ? mem.openMb < 200 && mem.afterMb <= mem.idleMb + NEAR_IDLE_MB && mem.completed === mem.count : undefined),
   });
   const refuse = results.failover?.refuse;
@@ -113,7 +116,7 @@ function failoverTable(f) {
     '|---|---|',
     `| first target refuses: first request after it died (added) | ${ms(r.firstRequestAddedMs)} (upstream calls: ${r.samples[0].attempts}) |`,
     `| first target refuses: first request, provider unknown to the health cache (median of ${r.unknownCount}, warm code paths) | ${ms(r.unknownAddedMedianMs)} |`,
-    `| first target refuses: requests that still called it (of 5 per cycle) | ${r.samples.map((s) => s.callsToDeadTarget).join(', ')} |`,
+    `| first target refuses: requests that still called it (of 5 per cycle, ${r.samples.length} cycles) | ${r.samples.map((s) => s.callsToDeadTarget).join(', ')} |`,
     `| first target refuses: once the health cache has it, added (median) | ${ms(r.knownAddedMedianMs)} (upstream calls: ${r.knownAttempts}) |`,
     `| first target hangs: first request (first-byte timeout ${h.firstByteTimeoutMs} ms) | ${ms(h.firstRequestMs, 1)} |`,
     `| first target hangs: requests that waited for the timeout (longest) | ${h.requestsThatWaited} of ${h.sequence.length} (${ms(h.waitedMaxMs, 1)}) |`,
@@ -123,8 +126,8 @@ function failoverTable(f) {
 
 function memoryTable(m) {
   const lines = [
-    '| RSS | idle | open streams (max sampled) | after they end: +2 s | settled (lowest within 10 s) | streams completed |',
-    '|---|---|---|---|---|---|',
+    '| RSS | idle | open streams (max sampled) | after they end: +2 s | settled (lowest within 10 s) | after a forced full GC (diagnosis) | streams completed |',
+    '|---|---|---|---|---|---|---|',
   ];
   for (const [name, label] of [
     ['ours', 'ours'],
@@ -133,8 +136,11 @@ function memoryTable(m) {
     const x = m[name];
     if (x) {
       lines.push(
-        `| ${label}, ${x.count} streams | ${mb(x.idleMb)} | ${mb(x.openMb)} | ${mb(x.after2sMb)} | ${mb(x.afterMb)} | ${x.completed} / ${x.count} |`,
+        `| ${label}, ${x.count} streams | ${mb(x.idleMb)} | ${mb(x.openMb)} | ${mb(x.after2sMb)} | ${mb(x.afterMb)} | ${mb(x.afterGcMb)} | ${x.completed} / ${x.count} |`,
       );
+      if (x.heap) {
+        lines.push(`| ${label}: V8 heap in use (its /metrics) | ${mb(x.heap.idleMb)} | ${mb(x.heap.openMb)} | | ${mb(x.heap.afterMb)} | ${mb(x.heap.afterGcMb)} | |`);
+      }
     }
   }
   return lines.join('\n');
