@@ -7,13 +7,14 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refusingPort, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { refusingPort, startFakeOllama, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const SECRET = 'sk-e2e-SECRET-7f3a9c0d2b';
 const ANSWER = 'The quick brown fox jumps';
 
 let cloud: FakeUpstream;
+let gpu: FakeUpstream;
 let gw: GatewayProcess;
 let client: OpenAI;
 const bodies: string[] = []; // every response body seen, for the secret check
@@ -50,6 +51,8 @@ beforeAll(async () => {
   cloud.on('cut', { kind: 'answer', content: 'one two three four', chunks: 4, cutAfterChunks: 1 });
   cloud.on('hang', { kind: 'hang' });
   cloud.on('slow-stream', { kind: 'answer', content: 'a b c d e f g h i j', chunks: 10, chunkIntervalMs: 200 });
+  gpu = await startFakeOllama();
+  gpu.on('g1', { kind: 'answer', content: 'local answer here', chunks: 3, usage: { prompt_tokens: 7, completion_tokens: 3 } });
   const dead = await refusingPort();
   const config =
     `settings:\n  probe_interval: 60s\n  first_byte_timeout: 20s\n` +
@@ -57,6 +60,7 @@ beforeAll(async () => {
     `  local: { type: ollama, base_url: "http://127.0.0.1:${dead}" }\n` +
     `  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key: "${SECRET}" }\n` +
     `  nokey: { type: openai, base_url: "${cloud.baseUrl}", api_key: "\${E2E_MISSING_KEY}" }\n` +
+    `  gpu: { type: ollama, base_url: "${gpu.url}" }\n` +
     aliasesYaml(
       {
         'mana/fast-text': ['local/m1', 'cloud/m2'],
@@ -66,6 +70,7 @@ beforeAll(async () => {
         'mana/cut': ['cloud/cut', 'cloud/m2'],
         'mana/hang': ['cloud/hang'],
         'mana/slow-stream': ['cloud/slow-stream'],
+        'mana/local': ['gpu/g1', 'cloud/m2'],
       },
       ['cloud/m2'],
     );
@@ -76,6 +81,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.stop();
   await cloud?.close();
+  await gpu?.close();
 });
 
 describe('completions through the gateway', () => {
@@ -120,6 +126,34 @@ describe('completions through the gateway', () => {
     }
     expect(text).toBe(ANSWER);
     expect(chunks).toBeGreaterThanOrEqual(3);
+  });
+
+  it('answers from a local Ollama in OpenAI format, streaming and not, with usage', async () => {
+    const { data, response } = await client.chat.completions
+      .create({ model: 'mana/local', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    expect(response.headers.get('x-mana-llm-resolved')).toBe('gpu/g1');
+    expect(data.object).toBe('chat.completion');
+    expect(data.choices[0]?.message.content).toBe('local answer here');
+    expect(data.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 });
+    expect(gpu.requests.at(-1)?.path).toBe('/api/chat');
+
+    const stream = await client.chat.completions.create({
+      model: 'mana/local',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let usage: unknown;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe('local answer here');
+    expect(usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 3 });
+    const line = await gw.waitForLog((l) => l.msg === 'request' && l.target === 'gpu/g1' && l.stream === true);
+    expect(line.tokens).toMatchObject({ prompt: 7, completion: 3, total: 10 });
   });
 
   it('echoes a client X-Request-Id and accepts a direct provider/model', async () => {
