@@ -24,6 +24,7 @@ import {
 } from './harness.js';
 
 const MAX_BODY = 1024 * 1024; // --max-body 1mb
+const REQUEST_TIMEOUT_MS = 1_500; // --request-timeout: the whole request must arrive within 1.5 s
 
 let gateway: GatewayProcess;
 let fake: FakeUpstream;
@@ -36,7 +37,7 @@ beforeAll(async () => {
       aliases: {},
       defaultChain: ['steady/m'],
     }),
-    args: ['--max-body', '1mb'],
+    args: ['--max-body', '1mb', '--request-timeout', `${REQUEST_TIMEOUT_MS}ms`],
   });
 });
 
@@ -233,14 +234,26 @@ describe('bad input: named cases', () => {
     await stillServing();
   });
 
-  it('a chunked body that stalls does not hold the server: other requests are served meanwhile', async () => {
-    const { hostname, port } = new URL(gateway.url);
-    const stalled = net.connect(Number(port), hostname);
-    stalled.on('error', () => undefined);
-    await new Promise<void>((resolve) => stalled.on('connect', () => resolve()));
-    stalled.write(`${head('Transfer-Encoding: chunked\r\n')}10\r\n{"model":"mana/fa\r\n`);
+  it('a chunked body that stalls: other requests are served meanwhile, then 408 and close after --request-timeout', async () => {
+    const started = Date.now();
+    const piece = '{"model":"mana/fa';
+    const stalled = raw((socket) => socket.write(`${head('Transfer-Encoding: chunked\r\n')}${piece.length.toString(16)}\r\n${piece}\r\n`), 10_000);
     for (let i = 0; i < 5; i += 1) await stillServing();
-    stalled.destroy();
+    const result = await stalled;
+    const tookMs = Date.now() - started;
+    expect(result.status, result.text.slice(0, 200)).toBe(408);
+    expect(result.closedByServer).toBe(true);
+    // Node enforces the timeout on a 1 s check interval.
+    expect(tookMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
+    expect(tookMs).toBeLessThan(REQUEST_TIMEOUT_MS + 2_500);
+  });
+
+  it('a request head that never ends → 408 and close after the head timeout', async () => {
+    const started = Date.now();
+    const result = await raw((socket) => socket.write('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nX-Slow: '), 10_000);
+    expect(result.status, result.text.slice(0, 200)).toBe(408);
+    expect(result.closedByServer).toBe(true);
+    expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS + 2_500);
   });
 
   it('headers too large (40 kB) → 431 from the gateway, connection closed', async () => {
