@@ -113,16 +113,22 @@ describe('reload under load', () => {
     expect(ok).toBe(SIZES.reloadRequests);
     expect(signals).toBeGreaterThanOrEqual(10);
 
-    // Both kinds of reload happened and were counted (a signal arriving during a
-    // reload may be folded into it, so counts are bounded, not exact).
-    await sleep(300);
-    const after = await gateway.metrics();
-    const reloads = (result: string) =>
-      after.sum('mana_llm_config_reload_total', { result }) - before.sum('mana_llm_config_reload_total', { result });
-    expect(reloads('success')).toBeGreaterThanOrEqual(1);
-    expect(reloads('failure')).toBeGreaterThanOrEqual(1);
-    expect(reloads('success') + reloads('failure')).toBeLessThanOrEqual(signals);
-    expect(reloads('failure')).toBeLessThanOrEqual(invalidSignals);
+    // Every signal is one reload (the gateway queues them, never folds them);
+    // both results happened. Which file a queued reload reads depends on when
+    // it runs (the next write may already be in place), so the split between
+    // success and failure is not fixed under load.
+    const reloads = (m: Awaited<ReturnType<typeof gateway.metrics>>, result: string) =>
+      m.sum('mana_llm_config_reload_total', { result }) - before.sum('mana_llm_config_reload_total', { result });
+    let after = await gateway.metrics();
+    const deadline = Date.now() + 5_000;
+    while (reloads(after, 'success') + reloads(after, 'failure') < signals && Date.now() < deadline) {
+      await sleep(100);
+      after = await gateway.metrics();
+    }
+    expect(reloads(after, 'success') + reloads(after, 'failure')).toBe(signals);
+    expect(reloads(after, 'success')).toBeGreaterThanOrEqual(1);
+    expect(reloads(after, 'failure')).toBeGreaterThanOrEqual(1);
+    expect(invalidSignals).toBeGreaterThanOrEqual(5);
     expect(gateway.isAlive()).toBe(true);
   });
 
