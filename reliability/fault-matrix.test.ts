@@ -1,6 +1,6 @@
 /**
- * Fault matrix: every upstream fault of the testkit × streaming and not × a
- * one-target alias ("solo": the client sees the documented error) and a
+ * Fault matrix: every upstream fault of the testkit × both upstream dialects
+ * (OpenAI-compatible SSE, Ollama NDJSON) × streaming and not × a one-target alias ("solo": the client sees the documented error) and a
  * two-target alias ("pair": the client sees the documented failover, or the
  * documented mid-stream error event once the first byte is out). Every request
  * has a time bound; hung upstream requests must be closed by the gateway; the
@@ -8,7 +8,7 @@
  * must not grow from one pass to the next.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refusingPort, startFakeOpenAI, type FakeBehavior, type FakeUpstream } from '@mana/llm-testkit';
+import { refusingPort, startFakeOllama, startFakeOpenAI, type FakeBehavior, type FakeUpstream } from '@mana/llm-testkit';
 import {
   PROVIDER_KEY_VARS,
   SIZES,
@@ -29,6 +29,8 @@ const BOUND_MS = 6_000;
 
 type Mode = 'json' | 'stream';
 type Chain = 'solo' | 'pair';
+type Dialect = 'openai' | 'ollama';
+const DIALECTS: Dialect[] = ['openai', 'ollama'];
 
 interface Expectation {
   status: number | readonly number[];
@@ -129,32 +131,47 @@ const CHAINS: Chain[] = ['solo', 'pair'];
 
 let gateway: GatewayProcess;
 let backup: FakeUpstream;
+/** Fakes by provider name (`<fault>` for OpenAI, `ollama-<fault>` for Ollama). */
 const fakes = new Map<string, FakeUpstream>();
 
-function aliasOf(fault: Fault, mode: Mode, chain: Chain): string {
-  return `mana/fault-${fault.name}-${chain}-${mode}`;
+function providerOf(fault: Fault, dialect: Dialect): string {
+  return dialect === 'openai' ? fault.name : `ollama-${fault.name}`;
+}
+
+function aliasOf(fault: Fault, mode: Mode, chain: Chain, dialect: Dialect = 'openai'): string {
+  return `mana/fault-${providerOf(fault, dialect)}-${chain}-${mode}`;
 }
 
 beforeAll(async () => {
   backup = await startFakeOpenAI({ name: 'backup' });
-  const providers: Record<string, { url: string; key: string }> = {
+  const providers: Parameters<typeof configYaml>[0]['providers'] = {
     backup: { url: backup.baseUrl, key: PROVIDER_KEY_VARS[0] },
   };
   const aliases: Record<string, string[]> = {};
   for (const [i, fault] of FAULTS.entries()) {
-    let url: string;
-    if (fault.behavior === 'refuse') {
-      url = `http://127.0.0.1:${await refusingPort()}/v1`;
-    } else {
-      const fake = await startFakeOpenAI({ name: fault.name, default: fault.behavior });
-      fakes.set(fault.name, fake);
-      url = fake.baseUrl;
-    }
-    providers[fault.name] = { url, key: PROVIDER_KEY_VARS[i % PROVIDER_KEY_VARS.length]! };
-    for (const mode of MODES) {
-      for (const chain of CHAINS) {
-        const target = `${fault.name}/${chain}-${mode}`;
-        aliases[aliasOf(fault, mode, chain)] = chain === 'solo' ? [target] : [target, `backup/${mode}`];
+    for (const dialect of DIALECTS) {
+      const name = providerOf(fault, dialect);
+      let url: string;
+      if (fault.behavior === 'refuse') {
+        url = `http://127.0.0.1:${await refusingPort()}${dialect === 'openai' ? '/v1' : ''}`;
+      } else {
+        const start = dialect === 'openai' ? startFakeOpenAI : startFakeOllama;
+        // Ollama targets are checked against /api/tags: list every model the aliases use.
+        const models = CHAINS.flatMap((chain) => MODES.map((mode) => `${chain}-${mode}`));
+        const fake = await start({ name, default: fault.behavior, models });
+        fakes.set(name, fake);
+        url = fake.baseUrl;
+      }
+      providers[name] =
+        dialect === 'openai'
+          ? { url, key: PROVIDER_KEY_VARS[i % PROVIDER_KEY_VARS.length]! }
+          : // Ollama's built-in first-byte timeout is 300 s: the matrix uses 1 s everywhere.
+            { url, type: 'ollama', settings: { first_byte_timeout: `${FIRST_BYTE_TIMEOUT_MS}ms` } };
+      for (const mode of MODES) {
+        for (const chain of CHAINS) {
+          const target = `${name}/${chain}-${mode}`;
+          aliases[aliasOf(fault, mode, chain, dialect)] = chain === 'solo' ? [target] : [target, `backup/${mode}`];
+        }
       }
     }
   }
@@ -184,6 +201,7 @@ afterAll(async () => {
 
 interface CaseResult {
   fault: Fault;
+  dialect: Dialect;
   mode: Mode;
   chain: Chain;
   response?: Response;
@@ -193,14 +211,16 @@ interface CaseResult {
 async function runPass(): Promise<CaseResult[]> {
   const cases: Promise<CaseResult>[] = [];
   for (const fault of FAULTS) {
-    for (const mode of MODES) {
-      for (const chain of CHAINS) {
-        cases.push(
-          chat(gateway.url, aliasOf(fault, mode, chain), { stream: mode === 'stream', timeoutMs: BOUND_MS }).then(
-            (response) => ({ fault, mode, chain, response }),
-            (error: Error) => ({ fault, mode, chain, error }),
-          ),
-        );
+    for (const dialect of DIALECTS) {
+      for (const mode of MODES) {
+        for (const chain of CHAINS) {
+          cases.push(
+            chat(gateway.url, aliasOf(fault, mode, chain, dialect), { stream: mode === 'stream', timeoutMs: BOUND_MS }).then(
+              (response) => ({ fault, dialect, mode, chain, response }),
+              (error: Error) => ({ fault, dialect, mode, chain, error }),
+            ),
+          );
+        }
       }
     }
   }
@@ -209,7 +229,7 @@ async function runPass(): Promise<CaseResult[]> {
 
 function check(result: CaseResult): string[] {
   const problems: string[] = [];
-  const label = `${result.fault.name} ${result.mode} ${result.chain}`;
+  const label = `${result.dialect} ${result.fault.name} ${result.mode} ${result.chain}`;
   if (result.error) return [`${label}: ${result.error.message}`];
   const r = result.response!;
   const want = result.fault.expect(result.mode, result.chain);
@@ -223,7 +243,7 @@ function check(result: CaseResult): string[] {
   }
   if (r.status === 200) {
     const resolved = String(r.headers['x-mana-llm-resolved'] ?? '');
-    const wantProvider = want.resolved === 'backup' ? 'backup/' : `${result.fault.name}/`;
+    const wantProvider = want.resolved === 'backup' ? 'backup/' : `${providerOf(result.fault, result.dialect)}/`;
     if (!resolved.startsWith(wantProvider)) problems.push(`${label}: resolved ${resolved}, want ${wantProvider}…`);
     if (result.mode === 'stream') {
       const ending = streamEnding(r);
@@ -278,8 +298,8 @@ async function settle(): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const { inFlight } = await handleCounts();
-    const hang = fakes.get('hang')!;
-    const openHangs = hang.requests.filter((r) => !r.closedByClient).length;
+    const hangs = [fakes.get('hang')!, fakes.get('ollama-hang')!];
+    const openHangs = hangs.reduce((n, h) => n + h.requests.filter((r) => !r.closedByClient).length, 0);
     if (inFlight === 0 && openHangs === 0) return;
     if (Date.now() > deadline) throw new Error(`not idle after 10 s: in flight ${inFlight}, hung upstream requests open ${openHangs}`);
     await sleep(100);
@@ -287,7 +307,7 @@ async function settle(): Promise<void> {
 }
 
 describe('fault matrix', () => {
-  it(`every fault × stream/json × solo/pair ends with its documented outcome, within ${BOUND_MS} ms, ${SIZES.matrixPasses} passes without leaks`, async () => {
+  it(`every fault × OpenAI/Ollama × stream/json × solo/pair ends with its documented outcome, within ${BOUND_MS} ms, ${SIZES.matrixPasses} passes without leaks`, async () => {
     // Before any chat request: the fds of a fresh gateway (listening socket, log pipes…).
     const fresh = await handleCounts();
     const counts: HandleCounts[] = [];
@@ -321,9 +341,10 @@ describe('fault matrix', () => {
     }
     expect(idle.fds, `${trail('fds')}; fresh ${fresh.fds}, with upstreams dropped ${idle.fds}`).toBeLessThanOrEqual(fresh.fds + 1);
     // The hung upstream requests were all closed by the gateway (not left open).
-    const hang = fakes.get('hang')!;
-    expect(hang.requests.length).toBe(4 * SIZES.matrixPasses);
-    expect(hang.requests.every((r) => r.closedByClient)).toBe(true);
+    for (const hang of [fakes.get('hang')!, fakes.get('ollama-hang')!]) {
+      expect(hang.requests.length).toBe(4 * SIZES.matrixPasses);
+      expect(hang.requests.every((r) => r.closedByClient)).toBe(true);
+    }
   });
 
   it('a 429 with Retry-After cools the target down: the next request answers 503 no_healthy_provider with Retry-After', async () => {

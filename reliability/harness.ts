@@ -365,7 +365,7 @@ export function streamEnding(response: Response): 'done' | 'error_event' | 'neit
 /** The five required aliases plus `extra`, each `name → chain`; providers as given. */
 export function configYaml(options: {
   settings?: Record<string, string | number>;
-  providers: Record<string, { url: string; key?: string; settings?: Record<string, string | number> }>;
+  providers: Record<string, { url: string; key?: string; type?: 'openai' | 'ollama'; settings?: Record<string, string | number> }>;
   aliases: Record<string, readonly string[]>;
   defaultChain: readonly string[];
 }): string {
@@ -381,8 +381,9 @@ export function configYaml(options: {
           .map(([k, v]) => `${k}: ${v}`)
           .join(', ')} }`
       : '';
-    const key = p.key ? `api_key: "\${${p.key}}"` : 'api_key_required: false';
-    lines.push(`  ${name}: { type: openai, base_url: "${p.url}", ${key}${settings} }`);
+    const type = p.type ?? 'openai';
+    const key = p.key ? `api_key: "\${${p.key}}"` : type === 'openai' ? 'api_key_required: false' : '';
+    lines.push(`  ${name}: { type: ${type}, base_url: "${p.url}"${key ? `, ${key}` : ''}${settings} }`);
   }
   lines.push('aliases:');
   const required = ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision'];
