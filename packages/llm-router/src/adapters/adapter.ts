@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { ChatRequestBody, ProviderConfig, TargetConfig, Usage } from '../types.js';
 
 /**
@@ -12,8 +13,21 @@ export interface AdapterCall {
   readonly provider: ProviderConfig;
   readonly target: TargetConfig;
   readonly body: ChatRequestBody;
-  /** The caller's signal: aborting destroys the upstream socket at once. */
-  readonly signal: AbortSignal | undefined;
+  /**
+   * Aborts the upstream request: fires when the caller aborts or when the
+   * attempt's first-byte timeout runs out (the reason is then an error with
+   * code `first_byte_timeout`). Aborting destroys the upstream socket at once.
+   * Anything undici accepts: an AbortSignal, or an EventEmitter that emits
+   * `abort` and carries `aborted` / `reason` (see `attempt/first-byte-timer.ts`).
+   */
+  readonly signal: AbortSignal | EventEmitter | undefined;
+  /**
+   * The attempt's first-byte clock. `complete()` stops it when the response
+   * headers arrive (a non-stream body may then take its time, e.g. behind
+   * keep-alive padding); `stream()` leaves it running, because for a stream the
+   * caller stops it at the first content delta (see `attempt/stream-commit.ts`).
+   */
+  readonly firstByte: { stop(): void } | undefined;
 }
 
 /** Response headers worth relaying: `x-ratelimit-*` and `retry-after` only. */

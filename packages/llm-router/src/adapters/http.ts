@@ -1,6 +1,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig, TargetConfig } from '../types.js';
 import type { HttpFailure, RelayHeaders } from './adapter.js';
+import { preciseConnector } from './connect-timeout.js';
 
 /** Idle keep-alive sockets are kept this long (upstream `Keep-Alive` hints may shorten it). */
 const KEEP_ALIVE_TIMEOUT_MS = 30_000; // 30 s
@@ -21,7 +22,7 @@ export class Dispatchers {
     if (pool === undefined) {
       if (this.closed) throw new Error('router is closed');
       pool = new Pool(origin, {
-        connect: { timeout: connectTimeoutMs },
+        connect: preciseConnector(connectTimeoutMs),
         keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
       });
       this.pools.set(key, pool);
@@ -66,14 +67,14 @@ export function splitBaseUrl(baseUrl: string): Endpoint {
 }
 
 /**
- * The per-request timeouts: first byte = response headers; body = the longest
- * silence inside a body. undici runs these on its coarse "fast timers" (about
- * 1 s resolution, far cheaper than a native timer per request), which is plenty
- * for timeouts measured in tens of seconds.
+ * undici's `bodyTimeout` for chat calls: the longest silence inside a body once
+ * it started (the first byte itself is timed by the attempt's own precise
+ * timer, see `attempt/first-byte-timer.ts`, so undici's `headersTimeout` is off).
+ * undici runs it on coarse "fast timers" (about 1 s resolution, far cheaper than
+ * a native timer per chunk), which is plenty for a gap measured in seconds.
  */
-export function timeouts(target: TargetConfig): { headersTimeout: number; bodyTimeout: number } {
-  const ms = target.settings.firstByteTimeoutMs;
-  return { headersTimeout: ms, bodyTimeout: ms };
+export function bodyTimeout(target: TargetConfig): number {
+  return target.settings.firstByteTimeoutMs;
 }
 
 /** Keeps only `x-ratelimit-*` and `retry-after`, the headers a caller may want relayed. */

@@ -6,7 +6,7 @@ import {
   type AdapterResponse,
   type AdapterStream,
 } from './adapter.js';
-import { type Dispatchers, httpFailure, isObject, providerHeaders, relayHeaders, splitBaseUrl, timeouts } from './http.js';
+import { bodyTimeout, type Dispatchers, httpFailure, isObject, providerHeaders, relayHeaders, splitBaseUrl } from './http.js';
 import { OpenAIStreamDecoder } from './openai-stream.js';
 
 /** What a provider needs on every request, computed once per provider object. */
@@ -30,6 +30,7 @@ export class OpenAICompatibleAdapter implements Adapter {
 
   async complete(call: AdapterCall): Promise<AdapterResponse> {
     const res = await this.post(call, false);
+    call.firstByte?.stop();
     if (res.statusCode >= 300) return httpFailure(res.statusCode, res.headers, res.body);
     const text = await res.body.text();
     let body: unknown;
@@ -87,7 +88,8 @@ export class OpenAICompatibleAdapter implements Adapter {
       headers: p.postHeaders,
       body: JSON.stringify(body),
       signal: call.signal,
-      ...timeouts(call.target),
+      headersTimeout: 0, // timed precisely by the attempt's first-byte timer instead
+      bodyTimeout: bodyTimeout(call.target),
     });
   }
 

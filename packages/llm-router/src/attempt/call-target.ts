@@ -6,6 +6,7 @@ import type { AliasConfig, ProviderConfig, RouterRequest, RouterResult, StreamRe
 import type { AttemptLog } from './attempt-log.js';
 import { classifyFailure, type Decision, type Failure } from './classify-error.js';
 import type { ExecuteDeps } from './execute.js';
+import { FirstByteTimer } from './first-byte-timer.js';
 import { readUntilCommit, type StreamEnd } from './stream-commit.js';
 
 export type CallOutcome = { readonly kind: 'result'; readonly result: RouterResult } | { readonly kind: 'failed'; readonly decision: Decision };
@@ -30,12 +31,13 @@ export interface TargetCall {
  */
 export async function callTarget(c: TargetCall, onStreamHandOff: () => void): Promise<CallOutcome> {
   const started = c.deps.now();
-  const call: AdapterCall = { provider: c.provider, target: c.target, body: c.request.body, signal: c.request.signal };
+  const timer = new FirstByteTimer(c.request.signal, c.target.settings.firstByteTimeoutMs);
+  const call: AdapterCall = { provider: c.provider, target: c.target, body: c.request.body, signal: timer, firstByte: timer };
   c.deps.inFlight.inc(c.target.id);
   let handedOff = false;
   try {
     if (!c.request.stream) return await complete(c, call, started);
-    const outcome = await stream(c, call, started);
+    const outcome = await stream(c, call, timer, started);
     if (outcome.kind === 'result' && outcome.result.kind === 'stream') {
       handedOff = true;
       onStreamHandOff();
@@ -49,7 +51,10 @@ export async function callTarget(c: TargetCall, onStreamHandOff: () => void): Pr
     }
     return failed(c, { kind: 'error', error }, started);
   } finally {
-    if (!handedOff) c.deps.inFlight.dec(c.target.id);
+    if (!handedOff) {
+      timer.dispose();
+      c.deps.inFlight.dec(c.target.id);
+    }
   }
 }
 
@@ -76,10 +81,12 @@ async function complete(c: TargetCall, call: AdapterCall, started: number): Prom
   };
 }
 
-async function stream(c: TargetCall, call: AdapterCall, started: number): Promise<CallOutcome> {
+async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, started: number): Promise<CallOutcome> {
   const open = await c.adapter.stream(call);
   if (!open.ok) return httpFailed(c, open, started);
-  const pre = await readUntilCommit(open, c.target.id, c.request.signal, (end) => streamEnded(c, end));
+  // The first-byte clock runs until the commit (first delta): that is the wait a user notices.
+  const pre = await readUntilCommit(open, c.target.id, c.request.signal, (end) => streamEnded(c, timer, end));
+  timer.stop();
   if (pre.kind === 'failed') return failed(c, pre.failure, started);
   c.deps.health.reportSuccess(c.provider.name);
   c.log.upstreamCalls++;
@@ -101,7 +108,8 @@ async function stream(c: TargetCall, call: AdapterCall, started: number): Promis
 }
 
 /** A committed stream is over: free its slots; a break after the commit counts against the provider. */
-function streamEnded(c: TargetCall, end: StreamEnd): void {
+function streamEnded(c: TargetCall, timer: FirstByteTimer, end: StreamEnd): void {
+  timer.dispose();
   c.deps.inFlight.dec(c.target.id);
   c.release?.();
   if (end.kind === 'interrupted') {

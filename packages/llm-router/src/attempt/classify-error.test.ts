@@ -29,6 +29,7 @@ describe('classifyFailure', () => {
     ['ENOTFOUND', 'dns'],
     ['UND_ERR_CONNECT_TIMEOUT', 'connect_timeout'],
     ['UND_ERR_HEADERS_TIMEOUT', 'first_byte_timeout'],
+    ['first_byte_timeout', 'first_byte_timeout'], // attempt/first-byte-timer.ts
     ['UND_ERR_SOCKET', 'socket_closed'],
   ])('%s → fail over as %s and count against the provider', (code, reason) => {
     const d = classifyFailure({ kind: 'error', error: netError(code) }, ctx);

@@ -53,6 +53,7 @@ const NETWORK_CODES: ReadonlyMap<string, readonly [reason: string, detail: strin
   ['ENETUNREACH', ['connect_refused', 'network unreachable']],
   ['ETIMEDOUT', ['connect_timeout', 'connect timeout']],
   ['UND_ERR_CONNECT_TIMEOUT', ['connect_timeout', 'connect timeout']],
+  ['first_byte_timeout', ['first_byte_timeout', 'first-byte timeout (nothing within first_byte_timeout)']], // attempt/first-byte-timer.ts
   ['UND_ERR_HEADERS_TIMEOUT', ['first_byte_timeout', 'first-byte timeout (no response headers)']],
   ['UND_ERR_BODY_TIMEOUT', ['first_byte_timeout', 'timeout waiting for response data']],
   ['UND_ERR_SOCKET', ['socket_closed', 'socket closed before the response completed']],

@@ -1,4 +1,7 @@
 import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { once, getEventListeners } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/load-config.js';
 import { otherAliases } from '../config/test-configs.js';
@@ -26,13 +29,16 @@ afterEach(async () => {
   b.reset();
 });
 
-function start(alias: string, head = '', now?: () => number): Router {
+function start(alias: string, head = '', now?: () => number, extraProviders: Record<string, string> = {}): Router {
+  const extra = Object.entries(extraProviders)
+    .map(([name, url]) => `  ${name}: { type: openai, base_url: "${url}", api_key_required: false }\n`)
+    .join('');
   const config = parseConfig(
     `${head}
 providers:
   a: { type: openai, base_url: "${a.baseUrl}", api_key_required: false }
   b: { type: openai, base_url: "${b.baseUrl}", api_key_required: false }
-aliases:
+${extra}aliases:
   ${LONG_FORM}:
 ${alias}
 ${otherAliases(LONG_FORM)}`,
@@ -50,6 +56,44 @@ const request = (r: Router, options: { stream?: boolean; signal?: AbortSignal; p
     signal: options.signal,
     priority: options.priority,
   });
+
+/**
+ * An SSE upstream that sends its headers, a role-only chunk and a keep-alive
+ * comment, then nothing: the time-to-first-token hang the testkit's `answer`
+ * cannot express (its first frame always carries content).
+ */
+async function startStalledStream(): Promise<{ baseUrl: string; closedByClient: Promise<void>; close(): Promise<void> }> {
+  let closed!: () => void;
+  const closedByClient = new Promise<void>((resolve) => (closed = resolve));
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const role = { id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm1', choices: [{ index: 0, delta: { role: 'assistant' }, finish_reason: null }] };
+    res.write(`data: ${JSON.stringify(role)}\n\n: keep-alive\n\n`);
+    res.on('close', closed);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    closedByClient,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+/** The content deltas of a stream, joined. */
+async function streamText(result: StreamResult): Promise<string> {
+  let text = '';
+  for await (const chunk of result.events) {
+    text += (JSON.parse(chunk) as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content ?? '';
+  }
+  return text;
+}
 
 async function failure(promise: Promise<unknown>): Promise<RouterError> {
   try {
@@ -101,15 +145,72 @@ describe('cancellation', () => {
 });
 
 describe('timeouts and retries', () => {
-  it('fails over when the first byte does not arrive within first_byte_timeout', async () => {
-    a.on('m1', { kind: 'answer', headerDelayMs: 3_000 });
+  // first_byte_timeout runs on a native timer per attempt (attempt/first-byte-timer.ts), so it fires
+  // on time; the upper bounds leave room for a loaded 2-core machine, not for a 1 s timer wheel.
+  it('a hanging upstream is given up after first_byte_timeout, and the next target answers', async () => {
+    a.on('m1', { kind: 'hang' });
     const r = start('    chain: [{ target: a/m1, settings: { first_byte_timeout: 150ms } }, b/m2]');
     const started = Date.now();
     const result = (await request(r)) as JsonResult;
+    const elapsed = Date.now() - started;
+    expect(result.target).toBe('b/m2');
+    expect(result.attempts[0]).toMatchObject({ reason: 'first_byte_timeout', outcome: 'failed', failedOver: true });
+    expect(elapsed).toBeGreaterThanOrEqual(145);
+    expect(elapsed).toBeLessThan(600);
+    expect((await a.waitForClientClose(2_000)).closedByClient).toBe(true);
+  });
+
+  it('a stream whose headers do not arrive within first_byte_timeout fails over', async () => {
+    a.on('m1', { kind: 'answer', headerDelayMs: 5_000 });
+    const r = start('    chain: [{ target: a/m1, settings: { first_byte_timeout: 150ms } }, b/m2]');
+    const started = Date.now();
+    const result = (await request(r, { stream: true })) as StreamResult;
+    const elapsed = Date.now() - started;
     expect(result.target).toBe('b/m2');
     expect(result.attempts[0]).toMatchObject({ reason: 'first_byte_timeout', outcome: 'failed' });
-    // undici's header timer has ~1 s resolution (cheap coarse timers), so only bound it loosely.
-    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(elapsed).toBeGreaterThanOrEqual(145);
+    expect(elapsed).toBeLessThan(600);
+    for await (const _ of result.events);
+  });
+
+  it('for a stream the first-byte clock runs until the first delta: headers and a role chunk alone do not stop it', async () => {
+    const stalled = await startStalledStream();
+    try {
+      const r = start('    chain: [{ target: s/m1, settings: { first_byte_timeout: 150ms } }, b/m2]', '', undefined, {
+        s: stalled.baseUrl,
+      });
+      const started = Date.now();
+      const result = (await request(r, { stream: true })) as StreamResult;
+      const elapsed = Date.now() - started;
+      expect(result.target).toBe('b/m2');
+      expect(result.attempts[0]).toMatchObject({ target: 's/m1', reason: 'first_byte_timeout', outcome: 'failed' });
+      expect(elapsed).toBeGreaterThanOrEqual(145);
+      expect(elapsed).toBeLessThan(600);
+      expect(await streamText(result)).toBe('Hello from m2');
+      await stalled.closedByClient;
+    } finally {
+      await stalled.close();
+    }
+  });
+
+  it('once a stream has committed, a pace slower than first_byte_timeout in total is not cut', async () => {
+    a.on('m1', { kind: 'answer', content: 'one two three four', chunks: 4, chunkIntervalMs: 100 });
+    const r = start('    chain: [{ target: a/m1, settings: { first_byte_timeout: 150ms } }, b/m2]');
+    const result = (await request(r, { stream: true })) as StreamResult;
+    expect(result.target).toBe('a/m1');
+    expect(await streamText(result)).toBe('one two three four');
+    expect(b.count()).toBe(0);
+  });
+
+  it('a caller signal shared by many requests keeps no listeners behind', async () => {
+    a.on('m1', [{ kind: 'answer' }, { kind: 'status', status: 503 }, { kind: 'answer' }]);
+    const r = start('    chain: [a/m1, b/m2]');
+    const controller = new AbortController();
+    await request(r, { signal: controller.signal });
+    await request(r, { signal: controller.signal }); // a 503, then b
+    const result = (await request(r, { stream: true, signal: controller.signal })) as StreamResult;
+    for await (const _ of result.events);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('retries the same target before failing over', async () => {
