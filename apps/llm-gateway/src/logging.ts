@@ -14,19 +14,32 @@ export type { Logger };
 
 export interface LoggerHandle {
   readonly logger: Logger;
-  /** Writes buffered lines out; call before exiting. */
-  flush(): void;
+  /**
+   * Writes buffered lines out; await it (bounded by `timeoutMs`) before exiting.
+   * Asynchronous on purpose: sonic-boom's `flushSync` retries a broken pipe
+   * (EPIPE, e.g. `| head`) forever, which would hang the process on exit.
+   */
+  flush(timeoutMs?: number): Promise<void>;
 }
 
 const LOG_BUFFER_BYTES = 4096; // 4 KB per write
 const LOG_FLUSH_INTERVAL_MS = 100; // 100 ms: the longest a line waits in the buffer
+const LOG_MAX_BUFFERED_BYTES = 16 * 1024 * 1024; // 16 MB: beyond this (stdout stalled) lines are dropped, memory stays bounded
+const LOG_FLUSH_TIMEOUT_MS = 1_000; // 1 s: the longest an exit waits for logs
 
 export function createLogger(level: string, fd = 1): LoggerHandle {
   const destination = pino.destination({
     dest: fd,
     sync: false,
     minLength: LOG_BUFFER_BYTES,
+    maxLength: LOG_MAX_BUFFERED_BYTES,
     periodicFlush: LOG_FLUSH_INTERVAL_MS,
+  });
+  // stdout gone (closed pipe): logging stops, serving goes on.
+  let broken = false;
+  let flushedOnce = false;
+  destination.on('error', () => {
+    broken = true;
   });
   const logger = pino(
     {
@@ -41,12 +54,32 @@ export function createLogger(level: string, fd = 1): LoggerHandle {
   );
   return {
     logger,
-    flush() {
-      try {
-        destination.flushSync();
-      } catch {
-        // not ready yet (nothing written) or already closed: nothing to flush
-      }
+    flush(timeoutMs = LOG_FLUSH_TIMEOUT_MS) {
+      return new Promise<void>((resolve) => {
+        if (broken) return resolve();
+        // After a first flush lines are written as they come: a later call only
+        // waits briefly for a write in progress.
+        if (flushedOnce) timeoutMs = Math.min(timeoutMs, 50);
+        flushedOnce = true;
+        const done = (): void => {
+          clearTimeout(timer);
+          destination.off('drain', done);
+          destination.off('error', done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        destination.on('drain', done);
+        destination.on('error', done);
+        try {
+          // Start writing what is buffered, then drop the batching threshold so
+          // the writes go on until the buffer is empty ('drain'). Not flush(cb):
+          // it also fsyncs, which can take seconds on a busy disk.
+          destination.flush();
+          (destination as unknown as { minLength: number }).minLength = 0;
+        } catch {
+          done(); // not open yet or already closed: nothing to flush
+        }
+      });
     },
   };
 }

@@ -26,8 +26,7 @@ async function main(): Promise<void> {
   });
   process.on('uncaughtException', (error) => {
     logger.fatal({ err: { name: error.name, message: error.message, stack: error.stack } }, 'uncaught exception');
-    flush();
-    process.exit(1);
+    void flush(500).then(() => process.exit(1));
   });
 
   // Signal handlers go in before the server listens: a signal during startup
@@ -43,25 +42,25 @@ async function main(): Promise<void> {
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting without waiting');
-      flush();
-      process.exit(1);
+      void flush(200).then(() => process.exit(1));
+      return;
     }
     stopping = true;
     if (gateway === undefined) {
       logger.info({ signal }, 'signal during startup: exiting');
-      flush();
-      process.exit(0);
+      void flush().then(() => process.exit(0));
+      return;
     }
     logger.info({ signal, grace_ms: options.shutdownGraceMs }, 'shutting down: draining in-flight requests');
     gateway.shutdown().then(
-      (result) => {
+      async (result) => {
         logger.info({ drained: result.drained, duration_ms: Math.round(result.durationMs) }, 'stopped');
-        flush();
+        await flush();
         process.exit(0);
       },
-      (error: unknown) => {
+      async (error: unknown) => {
         logger.error({ err: { message: (error as Error)?.message } }, 'shutdown failed');
-        flush();
+        await flush();
         process.exit(1);
       },
     );
@@ -73,7 +72,7 @@ async function main(): Promise<void> {
     gateway = await startGateway(options, { logger });
   } catch (error) {
     logger.fatal({ err: { message: (error as Error).message } }, 'cannot start');
-    flush();
+    await flush();
     process.stderr.write(`mana-llm-gateway: ${(error as Error).message}\n`);
     process.exit(1);
   }
