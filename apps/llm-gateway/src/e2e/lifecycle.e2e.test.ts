@@ -154,6 +154,25 @@ describe('SIGTERM', () => {
     }
   });
 
+  it('still exits 0 when its stdout was closed (logs to a broken pipe)', async () => {
+    const gw2 = await spawnGateway({ config: providers + aliasesYaml({}, ['cloud/m1']) });
+    try {
+      gw2.child.stdout!.destroy();
+      // Requests keep working with nowhere to log.
+      const res = await fetch(`${gw2.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mana/fast-text', messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+      gw2.child.kill('SIGTERM');
+      expect(await gw2.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await gw2.stop();
+    }
+  });
+
   it('exits 0 right away when idle', async () => {
     const idle = await spawnGateway({ config: providers + aliasesYaml({}, ['cloud/m1']) });
     try {
