@@ -2,9 +2,9 @@
  * The HTTP server: raw node:http (no framework on the hot path), timeouts so a
  * slow or broken client cannot hold a connection, and a flat dispatch by path.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { GatewayContext } from './context.js';
-import { gatewayError } from './http/errors.js';
+import { errorBody, gatewayError } from './http/errors.js';
 import { requestIdOf } from './http/request-id.js';
 import { sendError } from './http/respond.js';
 import { requestLogLine } from './logging.js';
@@ -142,17 +142,23 @@ export function createGatewayServer(ctx: GatewayContext, requestTimeoutMs: numbe
       void handle(ctx, req, res, performance.now());
     },
   );
-  // A malformed request line or oversized headers: answer 400/431 and close, never crash.
+  // A malformed request, oversized headers or a request not received in time:
+  // answer 400/431/408 and close, never crash.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || (error.code === 'ECONNRESET')) {
       socket.destroy();
       return;
     }
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
-    const body = `{"error":{"message":"${reason}","type":"invalid_request_error","code":"bad_request","param":null,"attempts":[]}}`;
+    const gwError =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? gatewayError('headers_too_large', 'Request headers too large.')
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? gatewayError('request_timeout', 'The request was not received in time.')
+          : gatewayError('bad_request', 'Malformed HTTP request.');
+    const body = errorBody(gwError);
+    const reason = STATUS_CODES[gwError.status] ?? 'Bad Request';
     socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${gwError.status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
   return server;

@@ -365,10 +365,13 @@ describe('bad input never gets a 5xx and never stops the server', () => {
   it('oversized headers → 431', async () => {
     const res = await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`);
     expect(statusOf(res)).toBe(431);
+    expect(res).toContain('"code":"headers_too_large"');
   });
 
   it('a garbage request line → 400', async () => {
-    expect(statusOf(await raw('HELLO\r\n\r\n'))).toBe(400);
+    const res = await raw('HELLO\r\n\r\n');
+    expect(statusOf(res)).toBe(400);
+    expect(res).toContain('"code":"bad_request"');
   });
 
   it('a chunked body that never ends → 408 after the request timeout', async () => {
@@ -376,6 +379,7 @@ describe('bad input never gets a 5xx and never stops the server', () => {
       'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"mes\r\n',
     );
     expect(statusOf(res)).toBe(408);
+    expect(res).toContain('"code":"request_timeout"');
   });
 
   it('odd bodies → 4xx', async () => {
