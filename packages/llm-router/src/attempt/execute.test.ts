@@ -250,6 +250,27 @@ describe('timeouts and retries', () => {
   });
 });
 
+describe('no_healthy_provider', () => {
+  it('Retry-After is when the first skipped target becomes usable: the later of its blocks, the soonest of the targets', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const r = start('    chain: [a/m1, b/m2]', 'settings: { failure_threshold: 1, unhealthy_period: 60s }', () => now);
+    a.on('m1', { kind: 'status', status: 429, headers: { 'retry-after': '120' } }); // a/m1 cools down for 120 s
+    b.on('m2', { kind: 'status', status: 503, headers: { 'retry-after': '100' } }); // b/m2 for 100 s
+    a.on('m3', { kind: 'destroy' }); // a connection-level failure: provider a unhealthy for 60 s
+    expect((await failure(request(r))).code).toBe('upstream_failed');
+    await failure(r.execute({ model: 'a/m3', body: { messages: [{ role: 'user', content: 'hi' }] }, stream: false }));
+    now += 1_000;
+    const error = await failure(request(r));
+    expect(error.code).toBe('no_healthy_provider');
+    expect(error.attempts).toMatchObject([
+      { target: 'a/m1', outcome: 'skipped', reason: 'unhealthy' }, // usable again in 119 s, not 59 s
+      { target: 'b/m2', outcome: 'skipped', reason: 'cooling_down' }, // in 99 s
+    ]);
+    expect(error.retryAfterSeconds).toBe(99);
+    expect(a.count('m1') + b.count('m2')).toBe(2);
+  });
+});
+
 describe('priority and strategies', () => {
   it('background requests pass the concurrency limit; realtime ones bypass it', async () => {
     a.on('m1', { kind: 'answer', headerDelayMs: 300 });

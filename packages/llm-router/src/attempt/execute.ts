@@ -19,6 +19,7 @@ import { callTarget, type CallOutcome } from './call-target.js';
 
 /** The part of HealthCache the attempt loop uses (reads the pre-check, reports outcomes). */
 export interface AttemptHealth {
+  /** `until`: when the target is usable again (the later of overlapping blocks); Retry-After is the soonest of these. */
   check(target: TargetConfig, provider: ProviderConfig | undefined): { ok: true } | { ok: false; reason: string; until?: number };
   reportSuccess(provider: string): void;
   reportFailure(provider: string, error: string, settings: Settings): void;

@@ -137,6 +137,17 @@ describe('HealthCache soonestRecovery', () => {
     expect(cache.soonestRecovery(chain, snapshot.providers)).toBe(T0 + 90_000);
   });
 
+  it('check() reports the later of two overlapping blocks as until, whichever is named the reason', () => {
+    const settings = { ...snapshot.settings, failureThreshold: 1, unhealthyPeriodMs: 60_000 };
+    cache.reportFailure('ollama', 'refused', settings);
+    cache.coolDown('ollama/gemma3:4b', T0 + 90_000, 'http_503');
+    expect(check('mana/fast-text', 0)).toEqual({ ok: false, reason: 'unhealthy', until: T0 + 90_000 });
+    clock.now = T0 + 60_000; // the breaker is half-open now: only the cooldown is left
+    expect(check('mana/fast-text', 0)).toEqual({ ok: false, reason: 'cooling_down', until: T0 + 90_000 });
+    cache.coolDown('ollama/gemma3:4b', T0 + 30_000, 'http_503'); // shorter: ignored
+    expect(check('mana/fast-text', 0)).toEqual({ ok: false, reason: 'cooling_down', until: T0 + 90_000 });
+  });
+
   it('is undefined when waiting will not help', () => {
     expect(cache.soonestRecovery(snapshot.aliases.get('mana/long-form')!.chain.slice(1), snapshot.providers)).toBeUndefined();
   });

@@ -46,9 +46,13 @@ export class HealthCache {
   }
 
   /**
-   * The pre-check before calling a target: the first reason that applies, in
-   * the order unconfigured, unhealthy, model_missing, cooling_down. `until` is
-   * when a time-based block ends (epoch ms).
+   * The pre-check before calling a target. `reason` is the first block that
+   * applies, in the order unconfigured, unhealthy, model_missing, cooling_down.
+   * `until` (epoch ms) is when the target becomes usable again: the LATER of
+   * its time-based blocks (an open breaker and a cooldown can overlap), and
+   * none while a block does not end by waiting (unconfigured, model missing —
+   * only a probe clears that). This is the one place that knows it; Retry-After
+   * and the views read it from here.
    */
   check(target: TargetConfig, provider: ProviderConfig | undefined): HealthCheck {
     if (provider === undefined) return { ok: false, reason: `unconfigured: unknown provider ${target.provider}` };
@@ -56,13 +60,13 @@ export class HealthCache {
     const unconfigured = unconfiguredReason(provider);
     if (unconfigured !== undefined) return { ok: false, reason: `unconfigured: ${unconfigured}` };
     const breaker = this.breakers.get(provider.name)?.snapshot();
-    if (breaker?.state === BreakerState.Open && breaker.openUntil !== undefined) {
-      return { ok: false, reason: 'unhealthy', until: breaker.openUntil };
-    }
-    if (this.isModelMissing(target, provider)) return { ok: false, reason: 'model_missing' };
+    const openUntil = breaker?.state === BreakerState.Open ? breaker.openUntil : undefined;
+    const missing = this.isModelMissing(target, provider);
     const cooldown = this.cooldownOf(target.id);
-    if (cooldown !== undefined) return { ok: false, reason: 'cooling_down', until: cooldown.until };
-    return { ok: true };
+    if (openUntil === undefined && !missing && cooldown === undefined) return { ok: true };
+    const reason = openUntil !== undefined ? 'unhealthy' : missing ? 'model_missing' : 'cooling_down';
+    if (missing) return { ok: false, reason };
+    return { ok: false, reason, until: Math.max(openUntil ?? 0, cooldown?.until ?? 0) };
   }
 
   reportSuccess(provider: string): void {
@@ -115,20 +119,17 @@ export class HealthCache {
   }
 
   /**
-   * The earliest time (epoch ms) at which one of `targets` stops being blocked
-   * by a breaker or cooldown — for a `Retry-After` on no_healthy_provider.
-   * Undefined when none will recover by waiting (unconfigured, model missing).
+   * The earliest time (epoch ms) at which one of `targets` becomes usable
+   * (`check().until`; now for one that is usable already) — for a
+   * `Retry-After` on no_healthy_provider. Undefined when none will recover by
+   * waiting (unconfigured, model missing).
    */
   soonestRecovery(targets: readonly TargetConfig[], providers: ReadonlyMap<string, ProviderConfig>): number | undefined {
-    const now = this.now();
     let soonest: number | undefined;
     for (const target of targets) {
-      const provider = providers.get(target.provider);
-      if (provider === undefined || unconfiguredReason(provider) !== undefined || this.isModelMissing(target, provider)) continue;
-      const breaker = this.breakers.get(provider.name)?.snapshot();
-      const openUntil = breaker?.state === BreakerState.Open ? (breaker.openUntil ?? now) : now;
-      const recovery = Math.max(openUntil, this.cooldownOf(target.id)?.until ?? now);
-      soonest = soonest === undefined ? recovery : Math.min(soonest, recovery);
+      const check = this.check(target, providers.get(target.provider));
+      const recovery = check.ok ? this.now() : check.until;
+      if (recovery !== undefined && (soonest === undefined || recovery < soonest)) soonest = recovery;
     }
     return soonest;
   }
