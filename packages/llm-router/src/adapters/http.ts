@@ -1,6 +1,6 @@
 import { Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig, TargetConfig } from '../types.js';
-import type { HttpFailure, RelayHeaders } from './adapter.js';
+import { InvalidResponseError, type HttpFailure, type RelayHeaders } from './adapter.js';
 import { preciseConnector } from './connect-timeout.js';
 
 /** Idle keep-alive sockets are kept this long (upstream `Keep-Alive` hints may shorten it). */
@@ -114,4 +114,20 @@ export function providerHeaders(provider: ProviderConfig, withBody: boolean): Re
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `JSON.parse` of an upstream body; malformed JSON is the upstream's fault (`InvalidResponseError(notJson)`). */
+export function parseJson(text: string, notJson: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new InvalidResponseError(notJson);
+  }
+}
+
+/** `parseJson`, and the value must be a JSON object (else `InvalidResponseError(notObject)`). */
+export function parseJsonObject(text: string, notJson: string, notObject: string): Record<string, unknown> {
+  const value = parseJson(text, notJson);
+  if (!isObject(value)) throw new InvalidResponseError(notObject);
+  return value;
 }

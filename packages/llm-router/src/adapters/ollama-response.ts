@@ -1,6 +1,6 @@
 import type { Usage } from '../types.js';
 import { InvalidResponseError, type StreamDecoder, type StreamEvent } from './adapter.js';
-import { isObject } from './http.js';
+import { isObject, parseJsonObject } from './http.js';
 import { NdjsonParser } from './ndjson-parser.js';
 
 /**
@@ -57,17 +57,6 @@ function toolCalls(calls: unknown, firstIndex: number, id: string): Record<strin
   return out;
 }
 
-function parseLine(line: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    throw new InvalidResponseError('ollama sent a line that is not JSON');
-  }
-  if (!isObject(value)) throw new InvalidResponseError('ollama sent a line that is not an object');
-  return value;
-}
-
 /** A non-streaming `/api/chat` answer → `chat.completion`. */
 export function toOpenAICompletion(native: unknown): Record<string, unknown> {
   if (!isObject(native) || !isObject(native.message)) throw new InvalidResponseError('ollama answer has no message');
@@ -111,7 +100,7 @@ export class OllamaStreamDecoder implements StreamDecoder {
     const out: StreamEvent[] = [];
     for (const line of lines) {
       if (this.finished) break;
-      const native = parseLine(line);
+      const native = parseJsonObject(line, 'ollama sent a line that is not JSON', 'ollama sent a line that is not an object');
       if (native.error !== undefined && native.error !== null) {
         out.push({ type: 'error', message: typeof native.error === 'string' ? native.error : 'error event' });
         continue;

@@ -1,6 +1,6 @@
 import type { Usage } from '../types.js';
-import { InvalidResponseError, type StreamDecoder, type StreamEvent } from './adapter.js';
-import { isObject } from './http.js';
+import type { StreamDecoder, StreamEvent } from './adapter.js';
+import { isObject, parseJsonObject } from './http.js';
 import { SseParser } from './sse-parser.js';
 
 const DONE: StreamEvent = { type: 'done' };
@@ -42,13 +42,7 @@ export class OpenAIStreamDecoder implements StreamDecoder {
 
 export function decodeChunk(data: string): StreamEvent {
   if (data === '[DONE]') return DONE;
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch {
-    throw new InvalidResponseError('stream chunk is not JSON');
-  }
-  if (!isObject(value)) throw new InvalidResponseError('stream chunk is not an object');
+  const value = parseJsonObject(data, 'stream chunk is not JSON', 'stream chunk is not an object');
   if (value.error !== undefined && value.error !== null) return { type: 'error', message: errorMessage(value.error) };
   const flags = inspectChoices(value.choices);
   const usage = toUsage(value.usage);

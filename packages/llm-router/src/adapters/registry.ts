@@ -1,8 +1,9 @@
 import type { ProviderConfig, ProviderType } from '../types.js';
 import type { Adapter } from './adapter.js';
+import { HttpAdapter } from './http-adapter.js';
 import { Dispatchers, splitBaseUrl } from './http.js';
-import { OllamaAdapter } from './ollama.js';
-import { OpenAICompatibleAdapter } from './openai-compatible.js';
+import { ollamaDialect } from './ollama.js';
+import { openAICompatibleDialect } from './openai-compatible.js';
 
 /**
  * Provider type → adapter, plus the lifecycle of the keep-alive pools all
@@ -11,8 +12,8 @@ import { OpenAICompatibleAdapter } from './openai-compatible.js';
 export class AdapterRegistry {
   private readonly dispatchers = new Dispatchers();
   private readonly adapters: Record<ProviderType, Adapter> = {
-    openai: new OpenAICompatibleAdapter(this.dispatchers),
-    ollama: new OllamaAdapter(this.dispatchers),
+    openai: new HttpAdapter(openAICompatibleDialect, this.dispatchers),
+    ollama: new HttpAdapter(ollamaDialect, this.dispatchers),
   };
 
   /** The adapter for a provider type; undefined for a type this build does not know. */

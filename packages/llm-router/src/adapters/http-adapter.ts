@@ -1,0 +1,112 @@
+import type { ProviderConfig } from '../types.js';
+import type { Adapter, AdapterCall, AdapterResponse, AdapterStream, StreamDecoder } from './adapter.js';
+import { bodyTimeout, type Dispatchers, httpFailure, parseJson, providerHeaders, relayHeaders, splitBaseUrl } from './http.js';
+
+/**
+ * What one wire protocol adds to the shared HTTP plumbing: its paths, how an
+ * OpenAI-shaped request maps onto its body, and how its answers map back.
+ * A dialect is plain data plus pure functions, defined once per protocol at
+ * module level, so a request allocates nothing for it.
+ */
+export interface Dialect {
+  /** Chat endpoint, appended to the provider's base path. */
+  readonly chatPath: string;
+  /** Model-listing endpoint (the health probe's call), appended to the base path. */
+  readonly modelsPath: string;
+  /** Names the listing in probe errors (`<listingName> answered 503`). */
+  readonly listingName: string;
+  /** The upstream request body; may throw `UnsupportedRequestError` before any network call. */
+  toRequestBody(call: AdapterCall, stream: boolean): unknown;
+  /** A parsed non-stream answer → OpenAI `chat.completion`; throws `InvalidResponseError`. */
+  parseCompletion(json: unknown): Record<string, unknown>;
+  newStreamDecoder(): StreamDecoder;
+  /** A parsed listing → model names; throws when it is not the expected shape. */
+  parseModelList(json: unknown): string[];
+}
+
+/** What a provider needs on every request, computed once per provider object. */
+interface Prepared {
+  readonly origin: string;
+  readonly chatPath: string;
+  readonly modelsPath: string;
+  readonly postHeaders: Record<string, string>;
+  readonly getHeaders: Record<string, string>;
+}
+
+/** One adapter over undici keep-alive pools; the `Dialect` supplies everything protocol-specific. */
+export class HttpAdapter implements Adapter {
+  private readonly prepared = new WeakMap<ProviderConfig, Prepared>();
+
+  constructor(
+    private readonly dialect: Dialect,
+    private readonly dispatchers: Dispatchers,
+  ) {}
+
+  async complete(call: AdapterCall): Promise<AdapterResponse> {
+    const res = await this.post(call, false);
+    call.firstByte?.stop();
+    if (res.statusCode >= 300) return httpFailure(res.statusCode, res.headers, res.body);
+    const json = parseJson(await res.body.text(), 'response is not JSON');
+    return { ok: true, status: res.statusCode, body: this.dialect.parseCompletion(json), headers: relayHeaders(res.headers) };
+  }
+
+  async stream(call: AdapterCall): Promise<AdapterStream> {
+    const res = await this.post(call, true);
+    if (res.statusCode >= 300) return httpFailure(res.statusCode, res.headers, res.body);
+    return {
+      ok: true,
+      status: res.statusCode,
+      headers: relayHeaders(res.headers),
+      body: res.body,
+      decoder: this.dialect.newStreamDecoder(),
+    };
+  }
+
+  async listModels(provider: ProviderConfig, signal: AbortSignal): Promise<string[]> {
+    const p = this.prepare(provider);
+    const timeout = provider.settings.probeTimeoutMs;
+    const res = await this.dispatchers.get(p.origin, provider.settings.connectTimeoutMs).request({
+      method: 'GET',
+      path: p.modelsPath,
+      headers: p.getHeaders,
+      signal,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+    });
+    if (res.statusCode >= 300) {
+      await res.body.dump();
+      throw new Error(`${this.dialect.listingName} answered ${res.statusCode}`);
+    }
+    return this.dialect.parseModelList(await res.body.json());
+  }
+
+  private post(call: AdapterCall, stream: boolean) {
+    const p = this.prepare(call.provider);
+    const body = this.dialect.toRequestBody(call, stream);
+    return this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs).request({
+      method: 'POST',
+      path: p.chatPath,
+      headers: p.postHeaders,
+      body: JSON.stringify(body),
+      signal: call.signal,
+      headersTimeout: 0, // timed precisely by the attempt's first-byte timer instead
+      bodyTimeout: bodyTimeout(call.target),
+    });
+  }
+
+  private prepare(provider: ProviderConfig): Prepared {
+    let p = this.prepared.get(provider);
+    if (p === undefined) {
+      const { origin, basePath } = splitBaseUrl(provider.baseUrl);
+      p = {
+        origin,
+        chatPath: basePath + this.dialect.chatPath,
+        modelsPath: basePath + this.dialect.modelsPath,
+        postHeaders: providerHeaders(provider, true),
+        getHeaders: providerHeaders(provider, false),
+      };
+      this.prepared.set(provider, p);
+    }
+    return p;
+  }
+}
