@@ -147,6 +147,7 @@ describe('bad input: named cases', () => {
     const r1 = await post(JSON.stringify({ ...valid, model: 'm'.repeat(900_000) }));
     expect(r1.status).toBe(404);
     expect(codeOf(r1)).toBe('model_not_found');
+    expect(r1.body.length, 'the 404 does not echo the whole name back').toBeLessThan(4_096);
     const r2 = await post(JSON.stringify({ ...valid, messages: [{ role: 'user', content: 'x'.repeat(MAX_BODY) }] }));
     expect(r2.status).toBe(413);
     expect(codeOf(r2)).toBe('request_too_large');
