@@ -3,15 +3,18 @@
  * as a process on a free loopback port (port 0, read back from its `listening`
  * log line), with a temp YAML config and real-looking secrets in its
  * environment. Everything the suite sees — response heads and bodies, log
- * lines, metrics — is captured so `assertNoSecrets()` can grep it.
+ * lines, metrics — is captured so `assertNoSecrets()` can grep it. Process
+ * handling is `startGatewayProcess` of @mana/llm-testkit; this file adds the
+ * suite's secrets, metrics, HTTP client and config builder.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  startGatewayProcess,
+  type GatewayLogLine,
+  type GatewayProcess as TestkitGatewayProcess,
+} from '@mana/llm-testkit';
 
 export const GATEWAY_MAIN = fileURLToPath(new URL('../apps/llm-gateway/dist/main.js', import.meta.url));
 
@@ -79,22 +82,12 @@ export function assertNoSecrets(extra: readonly string[] = []): { bytes: number 
   return { bytes };
 }
 
-export type LogLine = Record<string, unknown> & { msg?: string; level?: string | number };
+export type LogLine = GatewayLogLine;
 
-export interface GatewayProcess {
-  readonly url: string;
-  readonly pid: number;
-  readonly child: ChildProcess;
-  readonly configPath: string;
-  readonly logs: LogLine[];
-  output(): string;
-  /** Atomically replaces the config file (write + rename: a reload never reads half a file). */
-  writeConfig(yaml: string): Promise<void>;
+export interface GatewayProcess extends Omit<TestkitGatewayProcess, 'stop'> {
   /** Parsed Prometheus text of /metrics. */
   metrics(): Promise<Metrics>;
   rssMb(): number;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  isAlive(): boolean;
   /** SIGTERM and wait (SIGKILL after 10 s); removes the temp dir. Returns the exit code. */
   stop(): Promise<number | null>;
 }
@@ -108,101 +101,35 @@ export interface StartOptions {
 }
 
 export async function startGateway(options: StartOptions): Promise<GatewayProcess> {
-  if (!existsSync(GATEWAY_MAIN)) {
-    throw new Error(`${GATEWAY_MAIN} is missing: run \`pnpm test:reliability\` (it builds first) or build the gateway`);
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'mana-reliability-'));
-  const configPath = join(dir, 'aliases.yaml');
-  await writeFile(configPath, options.config);
   const secretsEnv: Record<string, string> = { ...SECRETS };
   if (options.noAuth) delete secretsEnv.MANA_LLM_API_KEYS;
-  const child = spawn(
-    process.execPath,
-    [GATEWAY_MAIN, '--config', configPath, '--host', '127.0.0.1', '--port', '0', '--shutdown-grace', '5s', ...(options.args ?? [])],
-    {
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...secretsEnv, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const logs: LogLine[] = [];
-  let raw = '';
-  let pending = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    raw += chunk;
-    pending += chunk;
-    let nl: number;
-    while ((nl = pending.indexOf('\n')) !== -1) {
-      const text = pending.slice(0, nl);
-      pending = pending.slice(nl + 1);
-      try {
-        logs.push(JSON.parse(text) as LogLine);
-      } catch {
-        // not a JSON line; still in `raw` for the secret check
-      }
-    }
+  const gateway = await startGatewayProcess({
+    mainPath: GATEWAY_MAIN,
+    missingHint: 'run `pnpm test:reliability` (it builds first) or build the gateway',
+    tempPrefix: 'mana-reliability-',
+    config: options.config,
+    args: ['--shutdown-grace', '5s', ...(options.args ?? [])],
+    env: { LOG_LEVEL: 'info', ...secretsEnv, ...options.env },
   });
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    raw += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => resolve({ code, signal }));
-  });
-  const isAlive = () => child.exitCode === null && child.signalCode === null;
-
-  const deadline = Date.now() + 15_000;
-  let listening: LogLine | undefined;
-  while (listening === undefined) {
-    listening = logs.find((l) => l.msg === 'listening');
-    if (listening) break;
-    if (!isAlive() || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      await rm(dir, { recursive: true, force: true });
-      throw new Error(`gateway did not start; output:\n${raw.slice(-4000)}`);
-    }
-    await sleep(25);
-  }
-  const url = String(listening.url);
   let stopped: Promise<number | null> | undefined;
-  const gateway: GatewayProcess = {
-    url,
-    pid: child.pid!,
-    child,
-    configPath,
-    logs,
-    output: () => raw,
-    async writeConfig(yaml) {
-      const next = `${configPath}.${process.pid}.next`;
-      await writeFile(next, yaml);
-      await rename(next, configPath);
-    },
+  return {
+    ...gateway,
     async metrics() {
-      const response = await request(url, { method: 'GET', path: '/metrics', headers: { authorization: `Bearer ${CLIENT_KEY}` } });
+      const response = await request(gateway.url, { method: 'GET', path: '/metrics', headers: { authorization: `Bearer ${CLIENT_KEY}` } });
       return parseMetrics(response.body);
     },
     rssMb() {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const status = readFileSync(`/proc/${gateway.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024;
     },
-    exited,
-    isAlive,
     stop() {
-      stopped ??= (async () => {
-        if (isAlive()) {
-          child.kill('SIGTERM');
-          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-          await exited;
-          clearTimeout(timer);
-        }
-        capture(raw);
-        await rm(dir, { recursive: true, force: true });
-        return (await exited).code;
-      })();
+      stopped ??= gateway.stop().then((exit) => {
+        capture(gateway.output());
+        return exit.code;
+      });
       return stopped;
     },
   };
-  return gateway;
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -1,0 +1,197 @@
+/**
+ * Runs a BUILT gateway as a child process for end-to-end and reliability tests:
+ * a temp YAML config, loopback host, port 0 (the real URL is read back from the
+ * `listening` log line), JSON log lines collected as they come, signals, stop.
+ *
+ * The testkit does not depend on the gateway: the caller passes the path of its
+ * built entry point (`apps/llm-gateway/dist/main.js`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** One parsed JSON log line of the gateway. */
+export type GatewayLogLine = Record<string, unknown> & { msg?: string; level?: string | number };
+
+export interface GatewayExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+export interface GatewayProcessOptions {
+  /** The built gateway entry point, run with `node`. */
+  readonly mainPath: string;
+  /** The alias config (YAML), written to a temp file passed as `--config`. */
+  readonly config: string;
+  /** Extra CLI arguments, after `--config <file> --host 127.0.0.1 --port 0`. */
+  readonly args?: readonly string[];
+  /**
+   * The child's whole environment besides PATH: nothing else is inherited, so no
+   * provider key of the machine leaks into a test.
+   */
+  readonly env?: Record<string, string>;
+  /** Prefix of the temp directory holding the config. Default `mana-gateway-`. */
+  readonly tempPrefix?: string;
+  /** How long to wait for the `listening` line. Default 15 s. */
+  readonly startTimeoutMs?: number;
+  /** Appended to the error when `mainPath` does not exist (e.g. how to build it). */
+  readonly missingHint?: string;
+}
+
+export interface GatewayProcess {
+  /** `http://127.0.0.1:PORT`, from the `listening` line. */
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+  readonly child: ChildProcess;
+  readonly configPath: string;
+  /** Parsed JSON log lines (stdout) so far. */
+  readonly logs: GatewayLogLine[];
+  /** Everything written to stdout and stderr so far (JSON or not), e.g. for secret checks. */
+  output(): string;
+  /** Replaces the config file atomically (write + rename: a reload never reads half a file). */
+  writeConfig(yaml: string): Promise<void>;
+  /** The first log line (past or future) matching `predicate`; rejects on timeout or exit. */
+  waitForLog(predicate: (line: GatewayLogLine) => boolean, timeoutMs?: number): Promise<GatewayLogLine>;
+  /** Sends a signal (SIGHUP: reload, SIGTERM/SIGINT: graceful stop). */
+  signal(signal: NodeJS.Signals): void;
+  isAlive(): boolean;
+  /** Resolves when the process has exited (code null if killed by a signal). */
+  readonly exited: Promise<GatewayExit>;
+  waitForExit(): Promise<GatewayExit>;
+  /**
+   * Stops the process if still running — `signal` (default SIGTERM), then SIGKILL
+   * after `killAfterMs` (default 10 s) — and removes the temp dir. Idempotent:
+   * later calls return the first call's result.
+   */
+  stop(options?: { signal?: NodeJS.Signals; killAfterMs?: number }): Promise<GatewayExit>;
+}
+
+const DEFAULT_START_TIMEOUT_MS = 15_000; // 15 s: a cold start on a loaded 2-core machine
+const DEFAULT_KILL_AFTER_MS = 10_000; // 10 s of graceful shutdown before SIGKILL
+const DEFAULT_LOG_WAIT_MS = 10_000; // 10 s
+const OUTPUT_TAIL_CHARS = 4_000; // how much output an error message quotes
+
+/** Spawns the gateway and resolves once it logs `listening` (rejects with its output if it does not). */
+export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
+  if (!existsSync(options.mainPath)) {
+    throw new Error(`${options.mainPath} is missing${options.missingHint ? `: ${options.missingHint}` : ''}`);
+  }
+  const dir = await mkdtemp(join(tmpdir(), options.tempPrefix ?? 'mana-gateway-'));
+  const configPath = join(dir, 'aliases.yaml');
+  await writeFile(configPath, options.config);
+
+  const child = spawn(
+    process.execPath,
+    [options.mainPath, '--config', configPath, '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])],
+    { env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const logs: GatewayLogLine[] = [];
+  const waiters = new Set<{ predicate: (line: GatewayLogLine) => boolean; resolve: (line: GatewayLogLine) => void }>();
+  let raw = '';
+  let pending = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    raw += chunk;
+    pending += chunk;
+    let nl: number;
+    while ((nl = pending.indexOf('\n')) !== -1) {
+      const text = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      let line: GatewayLogLine;
+      try {
+        line = JSON.parse(text) as GatewayLogLine;
+      } catch {
+        continue; // not a JSON line; still in `raw`
+      }
+      logs.push(line);
+      for (const waiter of waiters) {
+        if (waiter.predicate(line)) {
+          waiters.delete(waiter);
+          waiter.resolve(line);
+        }
+      }
+    }
+  });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    raw += chunk;
+  });
+  const exited = new Promise<GatewayExit>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const isAlive = () => child.exitCode === null && child.signalCode === null;
+  const tail = () => raw.slice(-OUTPUT_TAIL_CHARS);
+
+  function waitForLog(predicate: (line: GatewayLogLine) => boolean, timeoutMs = DEFAULT_LOG_WAIT_MS): Promise<GatewayLogLine> {
+    const found = logs.find(predicate);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        predicate,
+        resolve: (line: GatewayLogLine) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(waiter);
+        reject(new Error(`timed out waiting for a log line; output so far:\n${tail()}`));
+      }, timeoutMs);
+      waiters.add(waiter);
+      void exited.then(() => {
+        if (waiters.delete(waiter)) {
+          clearTimeout(timer);
+          reject(new Error(`gateway exited; output:\n${tail()}`));
+        }
+      });
+    });
+  }
+
+  let listening: GatewayLogLine;
+  try {
+    listening = await waitForLog((line) => line.msg === 'listening', options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+  } catch (error) {
+    child.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+    throw new Error(`gateway did not start: ${(error as Error).message}`, { cause: error });
+  }
+  const url = String(listening.url);
+  let stopped: Promise<GatewayExit> | undefined;
+  return {
+    url,
+    port: Number(new URL(url).port),
+    pid: child.pid!,
+    child,
+    configPath,
+    logs,
+    output: () => raw,
+    async writeConfig(yaml) {
+      const next = `${configPath}.${process.pid}.next`;
+      await writeFile(next, yaml);
+      await rename(next, configPath);
+    },
+    waitForLog,
+    signal(signal) {
+      child.kill(signal);
+    },
+    isAlive,
+    exited,
+    waitForExit: () => exited,
+    stop({ signal = 'SIGTERM', killAfterMs = DEFAULT_KILL_AFTER_MS } = {}) {
+      stopped ??= (async () => {
+        if (isAlive()) {
+          child.kill(signal);
+          const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+          await exited;
+          clearTimeout(timer);
+        }
+        await rm(dir, { recursive: true, force: true });
+        return exited;
+      })();
+      return stopped;
+    },
+  };
+}
