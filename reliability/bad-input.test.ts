@@ -13,10 +13,10 @@ import {
   CLIENT_KEY,
   PROVIDER_KEY_VARS,
   SIZES,
-  assertNoSecrets,
   capture,
   chat,
   configYaml,
+  finishSuite,
   request,
   startGateway,
   type GatewayProcess,
@@ -41,12 +41,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  const code = await gateway?.stop();
-  await fake?.close();
-  expect(code).toBe(0);
-  assertNoSecrets();
-});
+afterAll(() => finishSuite(gateway, [fake]));
 
 const auth = { authorization: `Bearer ${CLIENT_KEY}` };
 const json = { ...auth, 'content-type': 'application/json' };

@@ -11,9 +11,9 @@ import {
   CLIENT_KEY,
   PROFILE,
   PROVIDER_KEY_VARS,
-  assertNoSecrets,
   chat,
   configYaml,
+  finishSuite,
   requestLogs,
   sleep,
   startGateway,
@@ -45,12 +45,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  const code = await gateway?.stop();
-  await fake?.close();
-  expect(code).toBe(0);
-  assertNoSecrets();
-});
+afterAll(() => finishSuite(gateway, [fake]));
 
 interface Case {
   name: string;

@@ -12,9 +12,9 @@ import { refusingPort, startFakeOllama, startFakeOpenAI, type FakeBehavior, type
 import {
   PROVIDER_KEY_VARS,
   SIZES,
-  assertNoSecrets,
   chat,
   configYaml,
+  finishSuite,
   sleep,
   startGateway,
   streamEnding,
@@ -54,6 +54,12 @@ interface Fault {
 const failover = (reasons: readonly string[]) => (_mode: Mode, chain: Chain): Expectation =>
   chain === 'solo' ? { status: 502, reasons, attempts: [1] } : { status: 200, resolved: 'backup', ending: 'done', attempts: [2] };
 
+/** The faulty target itself answers 200 (a JSON request reads the whole answer); a stream ends with `ending`. */
+const answered = (ending: 'done' | 'error_event', stream: Pick<Expectation, 'minMs'> = {}) => (mode: Mode): Expectation =>
+  mode === 'json'
+    ? { status: 200, resolved: 'faulty', attempts: [1] }
+    : { status: 200, resolved: 'faulty', ending, attempts: [1], ...stream };
+
 const FAULTS: Fault[] = [
   { name: 'refuse', behavior: 'refuse', expect: failover(['connect_refused']) },
   { name: 'hang', behavior: { kind: 'hang' }, expect: failover(['first_byte_timeout']) },
@@ -77,8 +83,7 @@ const FAULTS: Fault[] = [
   {
     name: 'error-before-first-delta',
     behavior: { kind: 'answer', errorEventAfterChunks: 0 },
-    expect: (mode, chain) =>
-      mode === 'json' ? { status: 200, resolved: 'faulty', attempts: [1] } : failover(['stream_error'])(mode, chain),
+    expect: (mode, chain) => (mode === 'json' ? answered('done')(mode) : failover(['stream_error'])(mode, chain)),
   },
   {
     name: 'empty-stream',
@@ -89,35 +94,23 @@ const FAULTS: Fault[] = [
     name: 'cut-after-chunks',
     behavior: { kind: 'answer', content: 'one two three four', chunks: 4, cutAfterChunks: 2 },
     // After the first delta the target cannot change: an explicit error event, never [DONE].
-    expect: (mode) =>
-      mode === 'json'
-        ? { status: 200, resolved: 'faulty', attempts: [1] }
-        : { status: 200, resolved: 'faulty', ending: 'error_event', attempts: [1] },
+    expect: answered('error_event'),
   },
   {
     name: 'error-after-first-delta',
     behavior: { kind: 'answer', content: 'one two three four', chunks: 4, errorEventAfterChunks: 2 },
-    expect: (mode) =>
-      mode === 'json'
-        ? { status: 200, resolved: 'faulty', attempts: [1] }
-        : { status: 200, resolved: 'faulty', ending: 'error_event', attempts: [1] },
+    expect: answered('error_event'),
   },
   {
     name: 'slow-trickle',
     behavior: { kind: 'answer', content: 'a b c d e', chunks: 5, chunkIntervalMs: 150 },
-    expect: (mode) =>
-      mode === 'json'
-        ? { status: 200, resolved: 'faulty', attempts: [1] }
-        : { status: 200, resolved: 'faulty', ending: 'done', attempts: [1], minMs: 500 },
+    expect: answered('done', { minMs: 500 }),
   },
   {
     name: 'trickle-past-timeout',
     // Silence inside the body longer than the first-byte timeout (the body timeout).
     behavior: { kind: 'answer', content: 'a b c', chunks: 3, chunkIntervalMs: 3_500 },
-    expect: (mode) =>
-      mode === 'json'
-        ? { status: 200, resolved: 'faulty', attempts: [1] }
-        : { status: 200, resolved: 'faulty', ending: 'error_event', attempts: [1] },
+    expect: answered('error_event'),
   },
   {
     name: 'destroy',
@@ -192,12 +185,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  const code = await gateway?.stop();
-  await Promise.all([backup?.close(), ...[...fakes.values()].map((f) => f.close())]);
-  expect(code).toBe(0);
-  assertNoSecrets();
-});
+afterAll(() => finishSuite(gateway, [backup, ...fakes.values()]));
 
 interface CaseResult {
   fault: Fault;

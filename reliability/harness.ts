@@ -15,6 +15,7 @@ import {
   type GatewayLogLine,
   type GatewayProcess as TestkitGatewayProcess,
 } from '@mana/llm-testkit';
+import { expect } from 'vitest';
 
 export const GATEWAY_MAIN = fileURLToPath(new URL('../apps/llm-gateway/dist/main.js', import.meta.url));
 
@@ -130,6 +131,21 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
       return stopped;
     },
   };
+}
+
+/**
+ * The end of every suite file (its `afterAll`): the gateway must exit 0 on
+ * SIGTERM, the upstreams are closed, and everything captured — responses,
+ * metrics and the gateway's whole output — must be free of secrets.
+ */
+export async function finishSuite(
+  gateway: GatewayProcess | undefined,
+  upstreams: readonly ({ close(): Promise<unknown> } | undefined)[],
+): Promise<void> {
+  const code = await gateway?.stop();
+  await Promise.all(upstreams.map((upstream) => upstream?.close()));
+  expect(code).toBe(0);
+  assertNoSecrets();
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -12,9 +12,9 @@ import { startFakeOpenAI, type FakeBehavior, type FakeUpstream } from '@mana/llm
 import {
   PROVIDER_KEY_VARS,
   SIZES,
-  assertNoSecrets,
   chat,
   configYaml,
+  finishSuite,
   requestLogs,
   sleep,
   startGateway,
@@ -84,12 +84,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  const code = await gateway?.stop();
-  await Promise.all(fakes.map((f) => f.close()));
-  expect(code).toBe(0);
-  assertNoSecrets();
-});
+afterAll(() => finishSuite(gateway, fakes));
 
 type Outcome = 'ok_json' | 'ok_stream_done' | 'ok_stream_error_event' | 'upstream_failed' | 'no_healthy_provider' | 'undocumented';
 

@@ -11,9 +11,9 @@ import {
   CLIENT_KEY,
   PROVIDER_KEY_VARS,
   SIZES,
-  assertNoSecrets,
   chat,
   configYaml,
+  finishSuite,
   request,
   sleep,
   startGateway,
@@ -61,12 +61,7 @@ beforeAll(async () => {
   gateway = await startGateway({ config: validConfig(0) });
 });
 
-afterAll(async () => {
-  const code = await gateway?.stop();
-  await Promise.all([alpha?.close(), beta?.close()]);
-  expect(code).toBe(0);
-  assertNoSecrets();
-});
+afterAll(() => finishSuite(gateway, [alpha, beta]));
 
 describe('reload under load', () => {
   it(`SIGHUP every ${RELOAD_EVERY_MS} ms (valid and invalid files alternating) during ${SIZES.reloadRequests} requests: zero failures`, async () => {

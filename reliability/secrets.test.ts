@@ -20,6 +20,7 @@ import {
   chat,
   configYaml,
   findSecrets,
+  finishSuite,
   request,
   sleep,
   startGateway,
@@ -89,13 +90,8 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  const code = await gateway?.stop();
-  await Promise.all([leaky?.close(), backup?.close(), new Promise((resolve) => echo?.close(resolve))]);
-  expect(code).toBe(0);
-  // stop() captured the gateway's whole stdout/stderr: grep everything once more.
-  assertNoSecrets();
-});
+// stop() captures the gateway's whole stdout/stderr: finishSuite greps everything once more.
+afterAll(() => finishSuite(gateway, [leaky, backup, { close: () => new Promise((resolve) => echo?.close(resolve)) }]));
 
 describe('secrets', () => {
   it('the keys are really in use (otherwise the grep proves nothing)', async () => {
