@@ -1,15 +1,16 @@
-import { startFakeOpenAI, refusingPort, type FakeUpstream } from '@mana/llm-testkit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { refusingPort, type FakeUpstream } from '@mana/llm-testkit';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from './config/load-config.js';
 import { otherAliases } from './config/test-configs.js';
-import { isRouterError, type RouterError } from './errors.js';
 import { createRouter, type Router } from './router.js';
+import { failure, useFakePair } from './test-support.js';
 import type { JsonResult, RouterResult, StreamResult } from './types.js';
 
 const KEY_A = 'sk-test-secret-aaaaaaaa';
 const KEY_B = 'sk-test-secret-bbbbbbbb';
 const LONG_FORM = 'mana/long-form';
 
+const fakes = useFakePair({ names: ['a', 'b'] });
 let a: FakeUpstream;
 let b: FakeUpstream;
 let deadPort: number;
@@ -18,20 +19,8 @@ const now = () => clock;
 let router: Router | undefined;
 
 beforeAll(async () => {
-  [a, b, deadPort] = await Promise.all([
-    startFakeOpenAI({ host: '127.0.0.1', name: 'a' }),
-    startFakeOpenAI({ host: '127.0.0.1', name: 'b' }),
-    refusingPort(),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([a.close(), b.close()]);
-});
-afterEach(async () => {
-  await router?.close();
-  router = undefined;
-  a.reset();
-  b.reset();
+  ({ a, b } = fakes);
+  deadPort = await refusingPort();
 });
 
 function config(options: { aBase?: string; alias?: string; settings?: string } = {}) {
@@ -48,22 +37,12 @@ ${otherAliases(LONG_FORM)}`;
 }
 
 function start(options: Parameters<typeof config>[0] = {}): Router {
-  router = createRouter({ config: config(options), now });
+  router = fakes.use(createRouter({ config: config(options), now }));
   return router;
 }
 
 const ask = (r: Router, extra: Partial<Parameters<Router['execute']>[0]> = {}): Promise<RouterResult> =>
   r.execute({ model: LONG_FORM, body: { model: LONG_FORM, messages: [{ role: 'user', content: 'hi' }] }, stream: false, ...extra });
-
-async function failure(promise: Promise<unknown>): Promise<RouterError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isRouterError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a RouterError');
-}
 
 function json(result: RouterResult): JsonResult {
   expect(result.kind).toBe('json');

@@ -1,32 +1,24 @@
-import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import type { FakeUpstream } from '@mana/llm-testkit';
 import { once, getEventListeners } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/load-config.js';
 import { otherAliases } from '../config/test-configs.js';
-import { isRouterError, type RouterError } from '../errors.js';
 import { createRouter, type Router } from '../router.js';
+import { failure, useFakePair } from '../test-support.js';
 import type { JsonResult, Priority, RouterResult, StreamResult } from '../types.js';
 
 /** Attempt-loop behaviour that needs real sockets and real time: aborts, timeouts, retries, priorities, strategies. */
 
+const fakes = useFakePair();
 let a: FakeUpstream;
 let b: FakeUpstream;
 let router: Router | undefined;
 const LONG_FORM = 'mana/long-form';
 
-beforeAll(async () => {
-  [a, b] = await Promise.all([startFakeOpenAI({ host: '127.0.0.1' }), startFakeOpenAI({ host: '127.0.0.1' })]);
-});
-afterAll(async () => {
-  await Promise.all([a.close(), b.close()]);
-});
-afterEach(async () => {
-  await router?.close();
-  router = undefined;
-  a.reset();
-  b.reset();
+beforeAll(() => {
+  ({ a, b } = fakes);
 });
 
 function start(alias: string, head = '', now?: () => number, extraProviders: Record<string, string> = {}): Router {
@@ -44,7 +36,7 @@ ${alias}
 ${otherAliases(LONG_FORM)}`,
     { env: {} },
   );
-  router = createRouter(now === undefined ? { config } : { config, now });
+  router = fakes.use(createRouter(now === undefined ? { config } : { config, now }));
   return router;
 }
 
@@ -93,16 +85,6 @@ async function streamText(result: StreamResult): Promise<string> {
     text += (JSON.parse(chunk) as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content ?? '';
   }
   return text;
-}
-
-async function failure(promise: Promise<unknown>): Promise<RouterError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isRouterError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a RouterError');
 }
 
 describe('cancellation', () => {
