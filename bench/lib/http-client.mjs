@@ -39,41 +39,51 @@ export function createClient({ name, url, headers = {}, model, maxSockets = 1 })
         : body(stream);
       return new Promise((resolve, reject) => {
         const started = performance.now();
-        const req = http.request(
-          {
-            agent,
-            hostname,
-            port,
-            method: 'POST',
-            path: '/v1/chat/completions',
-            headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length },
-            signal,
-          },
-          (res) => {
-            let firstByte;
-            const parts = keepBody ? [] : undefined;
-            res.on('data', (part) => {
-              if (firstByte === undefined) firstByte = performance.now();
-              parts?.push(part);
+        const req = postChat({ agent, hostname, port, headers, payload, signal }, (res) => {
+          let firstByte;
+          const parts = keepBody ? [] : undefined;
+          res.on('data', (part) => {
+            if (firstByte === undefined) firstByte = performance.now();
+            parts?.push(part);
+          });
+          res.on('end', () => {
+            const ended = performance.now();
+            resolve({
+              status: res.statusCode,
+              headers: res.headers,
+              ttfbMs: (firstByte ?? ended) - started,
+              totalMs: ended - started,
+              body: parts ? Buffer.concat(parts).toString('utf8') : undefined,
             });
-            res.on('end', () => {
-              const ended = performance.now();
-              resolve({
-                status: res.statusCode,
-                headers: res.headers,
-                ttfbMs: (firstByte ?? ended) - started,
-                totalMs: ended - started,
-                body: parts ? Buffer.concat(parts).toString('utf8') : undefined,
-              });
-            });
-            res.on('error', reject);
-          },
-        );
+          });
+          res.on('error', reject);
+        });
         req.on('error', reject);
-        req.end(payload);
       });
     },
   };
+}
+
+/**
+ * POSTs a prepared chat body to `/v1/chat/completions` (JSON, with its length)
+ * and ends the request: the one request shape every measurement sends.
+ * Takes { agent, hostname, port, headers, payload (a Buffer), signal? }; returns the request.
+ */
+export function postChat({ agent, hostname, port, headers, payload, signal }, onResponse) {
+  const req = http.request(
+    {
+      agent,
+      hostname,
+      port,
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length },
+      signal,
+    },
+    onResponse,
+  );
+  req.end(payload);
+  return req;
 }
 
 /** GET a path and return status + text (for readiness and /metrics). */

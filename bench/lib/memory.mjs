@@ -2,6 +2,7 @@
 // end. The upstream holds each stream open (a chunk a second) until released.
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { postChat } from './http-client.mjs';
 import { rssMb, waitFor } from './procs.mjs';
 
 /** Opens `count` streaming requests at once; resolves when all have their first byte. */
@@ -17,35 +18,24 @@ async function openStreams(client, count, model) {
         const ended = new Promise((resolve) => {
           resolveEnd = resolve;
         });
-        const req = http.request(
-          {
-            agent,
-            hostname,
-            port,
-            method: 'POST',
-            path: '/v1/chat/completions',
-            headers: { ...client.headers, 'content-type': 'application/json', 'content-length': payload.length },
-          },
-          (res) => {
-            if (res.statusCode !== 200) {
-              res.resume();
-              rejectOpen(new Error(`stream ${i}: status ${res.statusCode}`));
-              return;
-            }
-            let text = '';
-            res.once('data', () => resolveOpen({ ended }));
-            res.on('data', (part) => {
-              text = (text + part.toString()).slice(-64);
-            });
-            res.on('end', () => resolveEnd({ complete: text.includes('[DONE]') }));
-            res.on('error', () => resolveEnd({ complete: false }));
-          },
-        );
+        const req = postChat({ agent, hostname, port, headers: client.headers, payload }, (res) => {
+          if (res.statusCode !== 200) {
+            res.resume();
+            rejectOpen(new Error(`stream ${i}: status ${res.statusCode}`));
+            return;
+          }
+          let text = '';
+          res.once('data', () => resolveOpen({ ended }));
+          res.on('data', (part) => {
+            text = (text + part.toString()).slice(-64);
+          });
+          res.on('end', () => resolveEnd({ complete: text.includes('[DONE]') }));
+          res.on('error', () => resolveEnd({ complete: false }));
+        });
         req.on('error', (error) => {
           rejectOpen(error);
           resolveEnd({ complete: false });
         });
-        req.end(payload);
       }),
     );
   }
