@@ -1,7 +1,8 @@
 /**
  * Finds raw provider model strings in a source tree: the engine behind
  * validate-llm-strings.mjs. The pattern and prefixes come from
- * @mana/llm-aliases (its built dist) — the same definition the ESLint rule uses.
+ * @mana/llm-aliases (its built dist) — the same definition the ESLint rule uses —
+ * and the alias config is located by the plugin's `findAliasConfig`.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +12,9 @@ import { parse } from 'yaml';
 import { extractStrings, familyOf } from './extract-strings.mjs';
 
 export const DEFAULT_ROOTS = ['apps', 'services', 'packages'];
-export const DEFAULT_ALIAS_CONFIG = path.join('apps', 'llm-gateway', 'aliases.yaml');
+// Where the alias config lives and how to find it: the ESLint plugin's own helper
+// (its built dist), so the script and the rule always look in the same place.
+export { DEFAULT_ALIAS_CONFIG, findAliasConfig } from '@mana/eslint-plugin-llm/alias-config';
 
 const SOURCE_GLOBS = ['**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs,svelte,vue,py,json,yaml,yml}', '**/.env*'];
 
@@ -38,18 +41,6 @@ export const ALLOW_LIST = [
 /** A usage or configuration problem: the CLI exits 2 with this message. */
 export class UsageError extends Error {
   name = 'UsageError';
-}
-
-/** Walks up from `startDir` to the first apps/llm-gateway/aliases.yaml. */
-export function findAliasConfig(startDir) {
-  let dir = path.resolve(startDir);
-  for (;;) {
-    const candidate = path.join(dir, DEFAULT_ALIAS_CONFIG);
-    if (existsSync(candidate)) return candidate;
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
 }
 
 /** Reads the alias config into "model → suggestion"; throws UsageError naming the file. */
