@@ -39,7 +39,7 @@ function methodNotAllowed(ctx: GatewayContext, res: ServerResponse, requestId: s
 
 function needsApiKey(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
   if (!ctx.apiKeys.enabled) return false;
-  const auth = ctx.apiKeys.check(req.headers.authorization);
+  const auth = ctx.apiKeys.check(req.headers.authorization, req.socket);
   if (auth === 'ok') return false;
   sendError(
     res,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Socket } from 'node:net';
 import { KeyChecker, bearerToken } from './auth.js';
 
 describe('KeyChecker', () => {
@@ -17,5 +18,21 @@ describe('KeyChecker', () => {
     expect(bearerToken('Bearer  tok ')).toBe('tok');
     expect(bearerToken('Bearer')).toBeUndefined();
     expect(bearerToken('Bearer a b')).toBeUndefined();
+  });
+});
+
+describe('KeyChecker per connection', () => {
+  it('remembers an accepted header per socket, and only that exact value', () => {
+    const keys = new KeyChecker(['alpha']);
+    const a = new Socket();
+    const b = new Socket();
+    expect(keys.check('Bearer alpha', a)).toBe('ok');
+    expect(keys.check('Bearer alpha', a)).toBe('ok');
+    expect(keys.check('Bearer alphx', a)).toBe('invalid');
+    expect(keys.check(undefined, a)).toBe('missing');
+    expect(keys.check('Bearer alpha', a)).toBe('ok');
+    // Another connection, and another checker, start from scratch.
+    expect(keys.check('Bearer nope', b)).toBe('invalid');
+    expect(new KeyChecker(['other']).check('Bearer alpha', a)).toBe('invalid');
   });
 });

@@ -2,24 +2,38 @@
  * Bearer key checks. Keys are compared as SHA-256 digests with
  * `timingSafeEqual`, so neither the key's content nor its length leaks through
  * response timing. Keys are never logged or echoed.
+ *
+ * Hot path: the accepted keys' digests are computed once; a presented token is
+ * hashed with the one-shot `crypto.hash` (about half the cost of
+ * `createHash().update().digest()`). A keep-alive connection that was accepted
+ * once remembers the exact `Authorization` value it was accepted with, so its
+ * next requests skip the hash (a string comparison against what this same
+ * connection already sent; any other value goes through the full constant-time
+ * check). The remembered value lives only in memory, tied to the socket
+ * (WeakMap: gone with the connection), never in logs.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
+import type { Socket } from 'node:net';
 
 export type AuthResult = 'ok' | 'missing' | 'invalid';
 
 function digest(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  return hash('sha256', key, 'buffer');
 }
+
+const BEARER = /^\s*Bearer\s+(\S+)\s*$/i;
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
-  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
+  const match = BEARER.exec(header);
   return match ? match[1] : undefined;
 }
 
 export class KeyChecker {
   private readonly digests: readonly Buffer[];
+  /** Per connection: the Authorization header value it was last accepted with. */
+  private readonly accepted = new WeakMap<Socket, string>();
 
   constructor(keys: readonly string[]) {
     this.digests = keys.map(digest);
@@ -30,13 +44,20 @@ export class KeyChecker {
     return this.digests.length > 0;
   }
 
-  check(authorization: string | undefined): AuthResult {
+  /**
+   * Checks an Authorization header. With `socket`, a verdict of 'ok' is
+   * remembered for that connection and exactly that header value.
+   */
+  check(authorization: string | undefined, socket?: Socket): AuthResult {
+    if (socket !== undefined && authorization !== undefined && this.accepted.get(socket) === authorization) return 'ok';
     const token = bearerToken(authorization);
     if (token === undefined) return 'missing';
     const presented = digest(token);
     let ok = false;
     // Compare against every key (no early exit) so timing does not reveal which matched.
     for (const d of this.digests) if (timingSafeEqual(d, presented)) ok = true;
-    return ok ? 'ok' : 'invalid';
+    if (!ok) return 'invalid';
+    if (socket !== undefined) this.accepted.set(socket, authorization!);
+    return 'ok';
   }
 }

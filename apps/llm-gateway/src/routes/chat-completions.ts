@@ -93,7 +93,7 @@ export async function handleChatCompletions(
 
 async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
   if (ctx.apiKeys.enabled) {
-    const auth = ctx.apiKeys.check(req.headers.authorization);
+    const auth = ctx.apiKeys.check(req.headers.authorization, req.socket);
     if (auth !== 'ok') {
       return fail(
         ctx,
