@@ -1,6 +1,7 @@
 import type { ProviderConfig } from '../types.js';
 import type { Adapter, AdapterCall, AdapterResponse, AdapterStream, StreamDecoder } from './adapter.js';
-import { bodyTimeout, type Dispatchers, httpFailure, parseJson, providerHeaders, relayHeaders, splitBaseUrl } from './http.js';
+import { collectBody } from './collect-body.js';
+import { bodyTimeout, type Dispatchers, httpFailure, httpFailureOf, parseJson, providerHeaders, relayHeaders, splitBaseUrl } from './http.js';
 
 /**
  * What one wire protocol adds to the shared HTTP plumbing: its paths, how an
@@ -43,15 +44,21 @@ export class HttpAdapter implements Adapter {
   ) {}
 
   async complete(call: AdapterCall): Promise<AdapterResponse> {
-    const res = await this.post(call, false);
-    call.firstByte?.stop();
-    if (res.statusCode >= 300) return httpFailure(res.statusCode, res.headers, res.body);
-    const json = parseJson(await res.body.text(), 'response is not JSON');
+    const p = this.prepare(call.provider);
+    const options = this.postOptions(p, call, false);
+    const dispatcher = this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs);
+    // The whole body as one string without a body Readable (see collect-body.ts); the
+    // first-byte clock stops at the response headers.
+    const res = await collectBody(dispatcher, options, call.signal, call.firstByte);
+    if (res.statusCode >= 300) return httpFailureOf(res.statusCode, res.headers, res.text);
+    const json = parseJson(res.text, 'response is not JSON');
     return { ok: true, status: res.statusCode, body: this.dialect.parseCompletion(json), headers: relayHeaders(res.headers) };
   }
 
   async stream(call: AdapterCall): Promise<AdapterStream> {
-    const res = await this.post(call, true);
+    const p = this.prepare(call.provider);
+    const options = this.postOptions(p, call, true);
+    const res = await this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs).request({ ...options, signal: call.signal });
     if (res.statusCode >= 300) return httpFailure(res.statusCode, res.headers, res.body);
     return {
       ok: true,
@@ -80,18 +87,16 @@ export class HttpAdapter implements Adapter {
     return this.dialect.parseModelList(await res.body.json());
   }
 
-  private post(call: AdapterCall, stream: boolean) {
-    const p = this.prepare(call.provider);
+  private postOptions(p: Prepared, call: AdapterCall, stream: boolean) {
     const body = this.dialect.toRequestBody(call, stream);
-    return this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs).request({
-      method: 'POST',
+    return {
+      method: 'POST' as const,
       path: p.chatPath,
       headers: p.postHeaders,
       body: JSON.stringify(body),
-      signal: call.signal,
       headersTimeout: 0, // timed precisely by the attempt's first-byte timer instead
       bodyTimeout: bodyTimeout(call.target),
-    });
+    };
   }
 
   private prepare(provider: ProviderConfig): Prepared {

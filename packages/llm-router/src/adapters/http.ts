@@ -94,11 +94,16 @@ interface UndiciBody {
 }
 
 export async function httpFailure(status: number, headers: IncomingHttpHeaders, body: UndiciBody): Promise<HttpFailure> {
+  return httpFailureOf(status, headers, await body.text());
+}
+
+/** A non-2xx answer whose body has been read already. */
+export function httpFailureOf(status: number, headers: IncomingHttpHeaders, body: string): HttpFailure {
   const contentType = headers['content-type'];
   return {
     ok: false,
     status,
-    body: await body.text(),
+    body,
     contentType: Array.isArray(contentType) ? contentType[0] : contentType,
     headers: relayHeaders(headers),
   };
