@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRouterError, type Attempt, type Priority, type RouterResult, type StreamResult, type Usage } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
 import { BodyError, readBody } from '../http/read-body.js';
+import { ClientAbort } from '../http/client-abort.js';
 import { errorBody, fromRouterError, gatewayError, upstreamCallsOf, type GatewayError } from '../http/errors.js';
 import { drained, sendError, sendText, type Headers } from '../http/respond.js';
 import { validateChatRequest } from '../http/validate-chat.js';
@@ -153,11 +154,7 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
 
   // Client disconnect aborts the upstream request. `res` 'close' fires for a
   // socket closed at any point (request 'close' fires as soon as the body is read).
-  const abort = new AbortController();
-  const onClose = (): void => {
-    if (!res.writableFinished) abort.abort();
-  };
-  res.on('close', onClose);
+  const abort = new ClientAbort(res);
 
   let result: RouterResult;
   try {
