@@ -27,6 +27,25 @@ const LOG_FLUSH_INTERVAL_MS = 100; // 100 ms: the longest a line waits in the bu
 const LOG_MAX_BUFFERED_BYTES = 16 * 1024 * 1024; // 16 MB: beyond this (stdout stalled) lines are dropped, memory stays bounded
 const LOG_FLUSH_TIMEOUT_MS = 1_000; // 1 s: the longest an exit waits for logs
 
+let cachedSecond = Number.NaN;
+let cachedPrefix = '';
+
+/**
+ * pino's `isoTime`, the same text (`,"time":"2026-11-30T07:22:05.123Z"`) at a
+ * fraction of the cost: `new Date().toISOString()` takes ~1 µs per line, so the
+ * date up to the second is formatted once per second and only the
+ * milliseconds are appended per line.
+ */
+export function isoTime(now: number = Date.now()): string {
+  const second = Math.floor(now / 1000);
+  if (second !== cachedSecond) {
+    cachedSecond = second;
+    cachedPrefix = `,"time":"${new Date(second * 1000).toISOString().slice(0, 20)}`; // "…T07:22:05."
+  }
+  const ms = now - second * 1000;
+  return `${cachedPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z"`;
+}
+
 export function createLogger(level: string, fd = 1): LoggerHandle {
   const destination = pino.destination({
     dest: fd,
@@ -45,7 +64,7 @@ export function createLogger(level: string, fd = 1): LoggerHandle {
     {
       level,
       base: { service: 'mana-llm-gateway' },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
       // Belt and braces: these paths never hold secrets in our own lines, but if an object is ever logged whole…
       redact: { paths: ['headers.authorization', 'apiKey', 'api_key', 'authorization'], censor: '[redacted]' },
