@@ -83,7 +83,11 @@ export interface StreamOpen {
   readonly ok: true;
   readonly status: number;
   readonly headers: RelayHeaders;
-  /** Raw body chunks (the undici body readable). */
+  /**
+   * Raw body chunks, fed by the dispatch handler (`adapters/body-chunks.ts`): errors
+   * after the headers reject `next()`; `destroy()` before the end closes the upstream
+   * connection; a slow reader pauses the upstream socket.
+   */
   readonly body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown };
   readonly decoder: StreamDecoder;
 }

@@ -1,5 +1,6 @@
 import type { ProviderConfig } from '../types.js';
 import type { Adapter, AdapterCall, AdapterResponse, AdapterStream, StreamDecoder } from './adapter.js';
+import { openBody } from './body-chunks.js';
 import { collectBody } from './collect-body.js';
 import { bodyTimeout, type Dispatchers, httpFailure, httpFailureOf, parseJson, providerHeaders, relayHeaders, splitBaseUrl } from './http.js';
 
@@ -58,7 +59,9 @@ export class HttpAdapter implements Adapter {
   async stream(call: AdapterCall): Promise<AdapterStream> {
     const p = this.prepare(call.provider);
     const options = this.postOptions(p, call, true);
-    const res = await this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs).request({ ...options, signal: call.signal });
+    const dispatcher = this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs);
+    // Body chunks straight from the dispatch handler to the decoder (see body-chunks.ts).
+    const res = await openBody(dispatcher, options, call.signal);
     if (res.statusCode >= 300) return httpFailure(res.statusCode, res.headers, res.body);
     return {
       ok: true,

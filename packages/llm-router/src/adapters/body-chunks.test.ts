@@ -1,0 +1,107 @@
+import { EventEmitter } from 'node:events';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Pool } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openBody } from './body-chunks.js';
+
+const POST = { method: 'POST' as const, path: '/', body: '{}', headersTimeout: 0, bodyTimeout: 10_000 };
+
+let server: Server | undefined;
+let pool: Pool | undefined;
+
+afterEach(async () => {
+  await pool?.destroy();
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = undefined;
+  pool = undefined;
+});
+
+async function serve(handler: (res: ServerResponse, closed: Promise<void>) => void): Promise<Pool> {
+  server = createServer((req, res) => {
+    req.resume();
+    handler(res, new Promise((resolve) => res.on('close', () => resolve())));
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  return pool;
+}
+
+describe('openBody (stream bodies without a Readable)', () => {
+  it('pauses the upstream while the consumer is slow, so a stream buffers a bounded amount', async () => {
+    let written = 0;
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const total = 64 * 1024 * 1024; // 64 MiB the client will not read in time
+    const dispatcher = await serve((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const pump = (): void => {
+        while (written < total) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const { body } = await openBody(dispatcher, POST, undefined);
+    let read = (await body.next()).value!.length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Our buffer (64 KiB) plus the kernel's loopback socket buffers: far below the 64 MiB on offer.
+    expect(written).toBeLessThan(16 * 1024 * 1024);
+    for await (const c of body) read += c.length;
+    expect(read).toBe(total);
+  });
+
+  it('an abort after the headers fails the next read with the reason and closes the connection', async () => {
+    let closed: Promise<void> | undefined;
+    const dispatcher = await serve((res, c) => {
+      closed = c;
+      res.writeHead(200);
+      res.write('data: first\n\n');
+    });
+    const signal = new EventEmitter() as EventEmitter & { aborted: boolean; reason: unknown };
+    signal.aborted = false;
+    const { body } = await openBody(dispatcher, POST, signal);
+    expect(Buffer.from((await body.next()).value!).toString()).toBe('data: first\n\n');
+    const reason = Object.assign(new Error('no first byte'), { code: 'first_byte_timeout' });
+    signal.aborted = true;
+    signal.reason = reason;
+    signal.emit('abort');
+    await expect(body.next()).rejects.toBe(reason);
+    await closed;
+  });
+
+  it('destroy() before the end closes the upstream connection', async () => {
+    let closed: Promise<void> | undefined;
+    const dispatcher = await serve((res, c) => {
+      closed = c;
+      res.writeHead(200);
+      res.write('data: first\n\n');
+    });
+    const { body } = await openBody(dispatcher, POST, undefined);
+    await body.next();
+    body.destroy();
+    await closed;
+  });
+
+  it('a cut mid-body rejects the next read with undici’s socket error', async () => {
+    const dispatcher = await serve((res) => {
+      res.writeHead(200);
+      res.write('data: first\n\n', () => res.socket?.destroy());
+    });
+    const { body } = await openBody(dispatcher, POST, undefined);
+    await body.next();
+    await expect(body.next()).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
+  });
+
+  it('an error status still yields its body as text', async () => {
+    const dispatcher = await serve((res) => {
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.end('{"error":"slow down"}');
+    });
+    const { statusCode, body } = await openBody(dispatcher, POST, undefined);
+    expect(statusCode).toBe(429);
+    expect(await body.text()).toBe('{"error":"slow down"}');
+  });
+});
