@@ -1,7 +1,8 @@
 /**
  * Reads a request body up to a byte limit. Over the limit it stops reading at
  * once (a declared Content-Length is checked before any byte is read) so a huge
- * or endless body cannot fill memory; the caller answers 413 and closes.
+ * or endless body cannot fill memory; the caller answers 413 and closes (after
+ * reading and discarding a bounded amount more: see linger.ts).
  */
 import type { IncomingMessage } from 'node:http';
 

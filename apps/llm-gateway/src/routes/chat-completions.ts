@@ -8,6 +8,7 @@ import { isRouterError, type Attempt, type Priority, type RouterResult, type Str
 import type { GatewayContext } from '../context.js';
 import { BodyError, readBody } from '../http/read-body.js';
 import { ClientAbort } from '../http/client-abort.js';
+import { discardBodyThenClose } from '../http/linger.js';
 import { errorBody, fromRouterError, gatewayError, upstreamCallsOf, type GatewayError } from '../http/errors.js';
 import { drained, sendError, sendText, type Headers } from '../http/respond.js';
 import { validateChatRequest } from '../http/validate-chat.js';
@@ -125,10 +126,11 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
     raw = await readBody(req, ctx.maxBodyBytes);
   } catch (error) {
     if (error instanceof BodyError && error.kind === 'too_large') {
-      // Stop reading, answer, close: the rest of the body is never buffered.
+      // Answer and close; the rest of the body is never buffered, only read and
+      // discarded for a bounded while so that the close cannot reset the 413 away.
       res.setHeader('connection', 'close');
       fail(ctx, res, ex, gatewayError('request_too_large', `${error.message} Send a smaller request.`));
-      res.once('finish', () => setTimeout(() => req.socket.destroy(), 1000).unref());
+      discardBodyThenClose(req, res);
       return;
     }
     ex.status = 499;
