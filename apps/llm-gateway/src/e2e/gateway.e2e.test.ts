@@ -204,6 +204,28 @@ describe('errors', () => {
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
 
+  it('invalid UTF-8 anywhere in the body → 400 invalid_utf8, nothing sent upstream', async () => {
+    const before = cloud.count('m2');
+    const cases = [
+      // inside message text: a lossy decode would forward U+FFFD and answer 200
+      Buffer.concat([Buffer.from('{"model":"mana/fast-text","messages":[{"role":"user","content":"bad '), Buffer.from([0xed, 0xa0, 0x80, 0xff]), Buffer.from('"}]}')]),
+      // inside the model name, and outside any string
+      Buffer.concat([Buffer.from('{"model":"mana/fast-'), Buffer.from([0xc3, 0x28]), Buffer.from('","messages":[{"role":"user","content":"x"}]}')]),
+      Buffer.concat([Buffer.from('{"messages":[{"role":"user","content":"x"}],'), Buffer.from([0xff, 0xfe]), Buffer.from('}')]),
+    ];
+    for (const body of cases) {
+      const res = await post('/v1/chat/completions', body);
+      expect(res.status).toBe(400);
+      expect((await jsonOf(res)).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_utf8' });
+    }
+    // Valid multi-byte UTF-8 still goes through.
+    const ok = await post('/v1/chat/completions', JSON.stringify({ model: 'cloud/m2', messages: [{ role: 'user', content: 'héllo ✓ 😀' }] }));
+    expect(ok.status).toBe(200);
+    await ok.text();
+    expect(cloud.count('m2')).toBe(before + 1);
+    expect(cloud.requests.at(-1)?.body).toMatchObject({ messages: [{ role: 'user', content: 'héllo ✓ 😀' }] });
+  });
+
   it('unknown model → 404 model_not_found listing the aliases (SDK error too)', async () => {
     const res = await post('/v1/chat/completions', JSON.stringify({ model: 'gpt-9000', messages: user }));
     expect(res.status).toBe(404);

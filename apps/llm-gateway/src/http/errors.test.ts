@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RouterError, type Attempt } from '@mana/llm-router';
-import { errorBody, fromRouterError, gatewayError, upstreamCallsOf } from './errors.js';
+import { readFileSync } from 'node:fs';
+import { GATEWAY_ERRORS, errorBody, fromRouterError, gatewayError, upstreamCallsOf } from './errors.js';
 
 const attempts: Attempt[] = [
   { target: 'local/m1', provider: 'local', model: 'm1', outcome: 'skipped', reason: 'unhealthy', durationMs: 0, failedOver: true },
@@ -43,8 +44,20 @@ describe('error shaping', () => {
 
   it('gives each gateway code its documented status', () => {
     expect(gatewayError('invalid_json', '').status).toBe(400);
+    expect(gatewayError('invalid_utf8', '')).toMatchObject({ status: 400, code: 'invalid_utf8' });
     expect(gatewayError('missing_api_key', '').status).toBe(401);
     expect(gatewayError('invalid_admin_key', '').status).toBe(403);
     expect(gatewayError('request_too_large', '').status).toBe(413);
+  });
+
+  it('every code a client can receive is in the README error reference', () => {
+    const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
+    const notSent = new Set([
+      'client_closed_request', // 499: logged and counted, never sent (the client is gone)
+      'shutting_down', // never an error code: /readyz reports it as its status while draining
+      'stream_interrupted', // in the README's stream error event example, not in the table
+    ]);
+    const missing = Object.keys(GATEWAY_ERRORS).filter((code) => !notSent.has(code) && !readme.includes(`\`${code}\``));
+    expect(missing).toEqual([]);
   });
 });

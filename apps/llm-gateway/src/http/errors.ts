@@ -14,6 +14,7 @@ export type ErrorType =
 /** Every code the gateway itself produces, with its HTTP status and type. */
 export const GATEWAY_ERRORS = {
   invalid_json: { status: 400, type: 'invalid_request_error' },
+  invalid_utf8: { status: 400, type: 'invalid_request_error' },
   invalid_request: { status: 400, type: 'invalid_request_error' },
   missing_messages: { status: 400, type: 'invalid_request_error' },
   invalid_type: { status: 400, type: 'invalid_request_error' },

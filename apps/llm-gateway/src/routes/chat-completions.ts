@@ -3,6 +3,7 @@
  * relay (JSON, SSE stream, or the upstream's own 4xx). Thin on purpose: the
  * decisions (which target, when to fail over) live in @mana/llm-router.
  */
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRouterError, type Attempt, type Priority, type RouterResult, type StreamResult, type Usage } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
@@ -138,6 +139,12 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
     return;
   }
 
+  // JSON text is UTF-8 (RFC 8259): a lossy decode would forward U+FFFD in place
+  // of the client's bytes and answer as if nothing were wrong. isUtf8 is a
+  // SIMD scan: ~60 ns for a small request, ~2 µs for 100 kB.
+  if (!isUtf8(raw)) {
+    return fail(ctx, res, ex, gatewayError('invalid_utf8', 'The request body is not valid UTF-8.'));
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));
