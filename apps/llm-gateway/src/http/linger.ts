@@ -6,15 +6,18 @@
  * is out; closing a socket that still has unread bytes makes the kernel send a
  * TCP reset, and a reset can overtake the 413 — the client then sees
  * "connection reset" instead of the answer. So after answering we keep reading
- * and discarding the rest of the body, for a bounded time and byte count
- * (an endless body must not hold the connection), and close after that, or as
- * soon as the body ends or the client closes its side.
+ * and discarding the rest of the body, and close when the body ends, when the
+ * client closes its side, or after `maxMs`. Past `maxBytes` we stop reading
+ * but keep the connection until `maxMs`: TCP flow control then stalls the
+ * sender, which gives it time to read the 413 (a fast sender on loopback
+ * pushes 1 MB in a few ms, too soon to have read anything before a reset).
+ * Memory stays bounded (nothing is buffered) and so does the time.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const LINGER_DEFAULTS = {
   maxMs: 1_000, // 1 s: the longest a refused request keeps its connection
-  maxBytes: 1024 * 1024, // 1 MB more is read and discarded at most
+  maxBytes: 1024 * 1024, // 1 MB more is read and discarded at most; then reading stops until maxMs
 } as const;
 
 export interface LingerLimits {
@@ -46,7 +49,10 @@ export function discardBodyThenClose(req: IncomingMessage, res: ServerResponse, 
   };
   const onData = (chunk: Buffer): void => {
     discarded += chunk.length;
-    if (discarded > limits.maxBytes) close();
+    if (discarded > limits.maxBytes) {
+      req.off('data', onData);
+      req.pause();
+    }
   };
   const onEnd = (): void => {
     bodyEnded = true;
