@@ -88,14 +88,32 @@ export type ChatRequestBody = Record<string, unknown> & {
   stream?: boolean;
 };
 
+/** A listener on a `CancelSignal`: a function or an `EventListenerObject`-style object. */
+export type CancelListener = ((event: Event) => void) | { handleEvent(event: Event): void };
+
+/**
+ * What the router needs from a caller's cancellation signal: a standard
+ * `AbortSignal` satisfies it, and so does a lighter object that implements just
+ * these members. The router only reads `aborted` / `reason` and hooks `abort`
+ * listeners; it never hands the caller's signal to `fetch`, `AbortSignal.any`
+ * or a Node API that needs a real `AbortSignal`.
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  /** Why it aborted; used as the abort reason passed on to the upstream request. */
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: CancelListener, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: CancelListener): void;
+}
+
 export interface RouterRequest {
   /** Alias, direct `provider/model`, or undefined for DEFAULT_ALIAS. */
   readonly model: string | undefined;
   readonly body: ChatRequestBody;
   readonly stream: boolean;
   readonly priority?: Priority;
-  /** Aborting cancels the upstream request at once. */
-  readonly signal?: AbortSignal;
+  /** Aborting cancels the upstream request at once. Any `CancelSignal`; a standard `AbortSignal` is one. */
+  readonly signal?: CancelSignal;
   /** Correlates attempt events with the caller's request (e.g. X-Request-Id). */
   readonly requestId?: string;
 }

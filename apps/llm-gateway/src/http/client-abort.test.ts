@@ -14,28 +14,28 @@ describe('ClientAbort', () => {
     const fn = vi.fn();
     const obj = { handleEvent: vi.fn() };
     const removed = vi.fn();
-    abort.signal.addEventListener('abort', fn, { once: true });
-    abort.signal.addEventListener('abort', obj);
-    abort.signal.addEventListener('abort', removed);
-    abort.signal.removeEventListener('abort', removed);
-    expect(abort.signal.aborted).toBe(false);
+    abort.addEventListener('abort', fn, { once: true });
+    abort.addEventListener('abort', obj);
+    abort.addEventListener('abort', removed);
+    abort.removeEventListener('abort', removed);
+    expect(abort.aborted).toBe(false);
     res.emit('close');
     res.emit('close');
-    expect(abort.signal.aborted).toBe(true);
+    expect(abort.aborted).toBe(true);
     expect(fn).toHaveBeenCalledTimes(1);
     expect(obj.handleEvent).toHaveBeenCalledTimes(1);
     expect(removed).not.toHaveBeenCalled();
-    expect(() => abort.signal.throwIfAborted()).toThrow(/client closed/);
+    expect(() => abort.throwIfAborted()).toThrow(/client closed/);
   });
 
   it('does not abort when the response finished before closing', () => {
     const res = fakeResponse();
     const abort = new ClientAbort(res as unknown as ServerResponse);
     const fn = vi.fn();
-    abort.signal.addEventListener('abort', fn);
+    abort.addEventListener('abort', fn);
     res.writableFinished = true;
     res.emit('close');
-    expect(abort.signal.aborted).toBe(false);
+    expect(abort.aborted).toBe(false);
     expect(fn).not.toHaveBeenCalled();
   });
 });

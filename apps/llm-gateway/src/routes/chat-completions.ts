@@ -172,11 +172,11 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
       body: valid.body,
       stream: valid.stream,
       priority,
-      signal: abort.signal,
+      signal: abort,
       requestId: ex.requestId,
     });
   } catch (error) {
-    if (abort.signal.aborted || res.destroyed) {
+    if (abort.aborted || res.destroyed) {
       ex.status = 499;
       ex.code = 'client_closed_request';
       if (isRouterError(error)) ex.attempts = error.attempts;
@@ -190,7 +190,7 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
   ex.alias = result.alias;
   ex.target = result.target;
   ex.attempts = result.attempts;
-  if (abort.signal.aborted || res.destroyed) {
+  if (abort.aborted || res.destroyed) {
     ex.status = 499;
     ex.code = 'client_closed_request';
     if (result.kind === 'stream') await closeStream(result);
@@ -213,7 +213,7 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
     sendText(res, ctx.state, result.status, result.contentType ?? 'application/json', result.body, headers);
     return;
   }
-  await relayStream(ctx, res, ex, result, headers, abort.signal);
+  await relayStream(ctx, res, ex, result, headers, abort);
 }
 
 function uncork(res: ServerResponse): void {
@@ -236,7 +236,7 @@ async function relayStream(
   ex: Exchange,
   result: StreamResult,
   headers: Headers,
-  signal: AbortSignal,
+  signal: ClientAbort,
 ): Promise<void> {
   headers['content-type'] = 'text/event-stream; charset=utf-8';
   headers['cache-control'] = 'no-cache';

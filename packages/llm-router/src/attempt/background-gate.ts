@@ -1,4 +1,5 @@
 import { RouterError } from '../errors.js';
+import type { CancelSignal } from '../types.js';
 
 /**
  * Concurrency limit for `background` requests, so batch jobs cannot crowd out
@@ -10,7 +11,7 @@ export class BackgroundGate {
   private readonly waiting: Array<() => void> = [];
 
   /** Resolves with a release function once a slot is free; rejects with `aborted` if the signal fires first. */
-  acquire(limit: number, signal: AbortSignal | undefined): Promise<() => void> {
+  acquire(limit: number, signal: CancelSignal | undefined): Promise<() => void> {
     if (signal?.aborted === true) return Promise.reject(aborted());
     if (this.active < Math.max(1, limit)) {
       this.active++;
@@ -69,7 +70,7 @@ export class InFlight {
 }
 
 /** A timer-based wait that an abort cuts short (with `aborted`); the timer is always cleared. */
-export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+export function sleep(ms: number, signal: CancelSignal | undefined): Promise<void> {
   if (signal?.aborted === true) return Promise.reject(aborted());
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { CancelSignal } from '../types.js';
 
 /**
  * The first-byte timeout of one attempt, on a precise native timer.
@@ -38,7 +39,7 @@ export class FirstByteTimer extends EventEmitter {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly caller: AbortSignal | undefined,
+    private readonly caller: CancelSignal | undefined,
     readonly timeoutMs: number,
   ) {
     super();

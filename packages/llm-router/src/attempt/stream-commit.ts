@@ -1,6 +1,6 @@
 import type { StreamEvent, StreamOpen } from '../adapters/adapter.js';
 import { RouterError } from '../errors.js';
-import type { Usage } from '../types.js';
+import type { CancelSignal, Usage } from '../types.js';
 import type { Failure } from './classify-error.js';
 
 /*
@@ -38,7 +38,7 @@ export type PreCommit =
 export async function readUntilCommit(
   open: StreamOpen,
   target: string,
-  signal: AbortSignal | undefined,
+  signal: CancelSignal | undefined,
   onEnd: (end: StreamEnd) => void,
 ): Promise<PreCommit> {
   const it = open.body[Symbol.asyncIterator]();
@@ -88,7 +88,7 @@ export class CommittedStream implements AsyncIterableIterator<string> {
     private readonly it: AsyncIterator<Uint8Array>,
     held: StreamEvent[],
     private readonly target: string,
-    private readonly signal: AbortSignal | undefined,
+    private readonly signal: CancelSignal | undefined,
     private readonly onEnd: (end: StreamEnd) => void,
   ) {
     this.queue = held;
