@@ -2,7 +2,10 @@
  * Setup shared by the router's socket tests (not exported from index.ts and not
  * built: tsconfig.build.json excludes it, as it imports vitest and the testkit).
  */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { Pool } from 'undici';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { isRouterError, type RouterError } from './errors.js';
 import type { Router } from './router.js';
@@ -56,4 +59,35 @@ export async function failure(promise: Promise<unknown>): Promise<RouterError> {
     throw error;
   }
   throw new Error('expected a RouterError');
+}
+
+/** The request both dispatch-handler tests send: headers timeout off (the handlers own that clock). */
+export const RAW_POST = { method: 'POST' as const, path: '/', body: '{}', headersTimeout: 0, bodyTimeout: 10_000 };
+
+/**
+ * A bare `node:http` server on 127.0.0.1 per test, for dispatch-handler tests
+ * that need byte-level control the testkit does not offer; `serve()` starts it
+ * and returns an undici Pool to it; both are torn down after each test.
+ * The handler also gets a promise that settles when the client closes.
+ */
+export function useRawServer(): (handler: (res: ServerResponse, closed: Promise<void>) => void) => Promise<Pool> {
+  let server: Server | undefined;
+  let pool: Pool | undefined;
+  afterEach(async () => {
+    await pool?.destroy();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+    server = undefined;
+    pool = undefined;
+  });
+  return async (handler) => {
+    const current = createServer((req, res) => {
+      req.resume();
+      handler(res, new Promise((resolve) => res.on('close', () => resolve())));
+    });
+    server = current;
+    await new Promise<void>((resolve) => current.listen(0, '127.0.0.1', resolve));
+    pool = new Pool(`http://127.0.0.1:${(current.address() as AddressInfo).port}`);
+    return pool;
+  };
 }

@@ -1,32 +1,9 @@
 import { EventEmitter } from 'node:events';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Pool } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { RAW_POST, useRawServer } from '../test-support.js';
 import { openBody } from './body-chunks.js';
 
-const POST = { method: 'POST' as const, path: '/', body: '{}', headersTimeout: 0, bodyTimeout: 10_000 };
-
-let server: Server | undefined;
-let pool: Pool | undefined;
-
-afterEach(async () => {
-  await pool?.destroy();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
-  server = undefined;
-  pool = undefined;
-});
-
-async function serve(handler: (res: ServerResponse, closed: Promise<void>) => void): Promise<Pool> {
-  server = createServer((req, res) => {
-    req.resume();
-    handler(res, new Promise((resolve) => res.on('close', () => resolve())));
-  });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  return pool;
-}
+const serve = useRawServer();
 
 describe('openBody (stream bodies without a Readable)', () => {
   it('pauses the upstream while the consumer is slow, so a stream buffers a bounded amount', async () => {
@@ -44,7 +21,7 @@ describe('openBody (stream bodies without a Readable)', () => {
       };
       pump();
     });
-    const { body } = await openBody(dispatcher, POST, undefined);
+    const { body } = await openBody(dispatcher, RAW_POST, undefined);
     let read = (await body.next()).value!.length;
     await new Promise((resolve) => setTimeout(resolve, 300));
     // Our buffer (64 KiB) plus the kernel's loopback socket buffers: far below the 64 MiB on offer.
@@ -62,7 +39,7 @@ describe('openBody (stream bodies without a Readable)', () => {
     });
     const signal = new EventEmitter() as EventEmitter & { aborted: boolean; reason: unknown };
     signal.aborted = false;
-    const { body } = await openBody(dispatcher, POST, signal);
+    const { body } = await openBody(dispatcher, RAW_POST, signal);
     expect(Buffer.from((await body.next()).value!).toString()).toBe('data: first\n\n');
     const reason = Object.assign(new Error('no first byte'), { code: 'first_byte_timeout' });
     signal.aborted = true;
@@ -79,7 +56,7 @@ describe('openBody (stream bodies without a Readable)', () => {
       res.writeHead(200);
       res.write('data: first\n\n');
     });
-    const { body } = await openBody(dispatcher, POST, undefined);
+    const { body } = await openBody(dispatcher, RAW_POST, undefined);
     await body.next();
     body.destroy();
     await closed;
@@ -90,7 +67,7 @@ describe('openBody (stream bodies without a Readable)', () => {
       res.writeHead(200);
       res.write('data: first\n\n', () => res.socket?.destroy());
     });
-    const { body } = await openBody(dispatcher, POST, undefined);
+    const { body } = await openBody(dispatcher, RAW_POST, undefined);
     await body.next();
     await expect(body.next()).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
   });
@@ -100,7 +77,7 @@ describe('openBody (stream bodies without a Readable)', () => {
       res.writeHead(429, { 'content-type': 'application/json' });
       res.end('{"error":"slow down"}');
     });
-    const { statusCode, body } = await openBody(dispatcher, POST, undefined);
+    const { statusCode, body } = await openBody(dispatcher, RAW_POST, undefined);
     expect(statusCode).toBe(429);
     expect(await body.text()).toBe('{"error":"slow down"}');
   });
