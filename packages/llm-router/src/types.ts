@@ -147,7 +147,8 @@ export interface Usage {
   total_tokens: number;
 }
 
-interface ResultBase {
+/** What every result carries, whatever its kind. */
+export interface ResultBase {
   /** The alias the request used, if any. */
   readonly alias: string | undefined;
   /** `provider/model` of the target that answered (or rejected). */

@@ -2,7 +2,7 @@ import type { Adapter, AdapterCall, HttpFailure } from '../adapters/adapter.js';
 import { isObject } from '../adapters/http.js';
 import { toUsage } from '../adapters/openai-stream.js';
 import { RouterError } from '../errors.js';
-import type { AliasConfig, ProviderConfig, RouterRequest, RouterResult, StreamResult, TargetConfig } from '../types.js';
+import type { AliasConfig, ProviderConfig, ResultBase, RouterRequest, RouterResult, StreamResult, TargetConfig } from '../types.js';
 import type { AttemptLog } from './attempt-log.js';
 import { classifyFailure, type Decision, type Failure } from './classify-error.js';
 import type { ExecuteDeps } from './execute.js';
@@ -63,17 +63,11 @@ async function complete(c: TargetCall, call: AdapterCall, started: number): Prom
   if (!res.ok) return httpFailed(c, res, started);
   if (c.config.failOverOnEmpty && isEmptyCompletion(res.body)) return failed(c, { kind: 'empty', reason: 'empty_response' }, started);
   c.deps.health.reportSuccess(c.provider.name);
-  c.log.upstreamCalls++;
-  c.log.add(c.target, 'ok', 'ok', c.deps.now() - started, { status: res.status });
   return {
     kind: 'result',
     result: {
       kind: 'json',
-      alias: c.alias,
-      target: c.target.id,
-      attempts: c.log.close(),
-      upstreamCalls: c.log.upstreamCalls,
-      headers: res.headers,
+      ...settle(c, 'ok', 'ok', started, res),
       status: res.status,
       body: res.body,
       usage: toUsage(res.body.usage),
@@ -89,16 +83,10 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, s
   timer.stop();
   if (pre.kind === 'failed') return failed(c, pre.failure, started);
   c.deps.health.reportSuccess(c.provider.name);
-  c.log.upstreamCalls++;
-  c.log.add(c.target, 'ok', 'ok', c.deps.now() - started, { status: open.status });
   const events = pre.stream;
   const result: StreamResult = {
     kind: 'stream',
-    alias: c.alias,
-    target: c.target.id,
-    attempts: c.log.close(),
-    upstreamCalls: c.log.upstreamCalls,
-    headers: open.headers,
+    ...settle(c, 'ok', 'ok', started, open),
     events,
     get usage() {
       return events.usage;
@@ -122,22 +110,33 @@ function httpFailed(c: TargetCall, res: HttpFailure, started: number): CallOutco
   // Any HTTP answer proves the provider reachable; the breaker counts connection-level failures only.
   c.deps.health.reportSuccess(c.provider.name);
   if (decision.action === 'fail_over') return record(c, decision, started);
-  c.log.upstreamCalls++;
-  c.log.add(c.target, 'rejected', decision.reason, c.deps.now() - started, { status: res.status, detail: decision.detail });
   return {
     kind: 'result',
     result: {
       kind: 'upstream_error',
-      alias: c.alias,
-      target: c.target.id,
-      attempts: c.log.close(),
-      upstreamCalls: c.log.upstreamCalls,
-      headers: res.headers,
+      ...settle(c, 'rejected', decision.reason, started, res, decision.detail),
       status: res.status,
       body: redact(res.body, c.provider.apiKey),
       contentType: res.contentType,
     },
   };
+}
+
+/**
+ * The attempt that ends the request (an answer, or a rejection to relay):
+ * counted, logged, and the fields every result carries.
+ */
+function settle(
+  c: TargetCall,
+  outcome: 'ok' | 'rejected',
+  reason: string,
+  started: number,
+  res: { readonly status: number; readonly headers: Readonly<Record<string, string>> },
+  detail?: string,
+): ResultBase {
+  c.log.upstreamCalls++;
+  c.log.add(c.target, outcome, reason, c.deps.now() - started, { status: res.status, detail });
+  return { alias: c.alias, target: c.target.id, attempts: c.log.close(), upstreamCalls: c.log.upstreamCalls, headers: res.headers };
 }
 
 function failed(c: TargetCall, failure: Failure, started: number): CallOutcome {
