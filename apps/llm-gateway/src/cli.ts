@@ -108,6 +108,31 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
+/** A numeric option: the flag's text, else the environment variable's (a flag wins), parsed; the default when neither is set. */
+type NumberOption = { readonly ok: true; readonly value: number } | { readonly ok: false; readonly text: string };
+
+function numberOption(
+  flag: string | undefined,
+  env: string | undefined,
+  fallback: number,
+  parse: (text: string) => number | undefined,
+): NumberOption {
+  const text = nonEmpty(flag) ?? nonEmpty(env);
+  if (text === undefined) return { ok: true, value: fallback };
+  const value = parse(text);
+  return value === undefined ? { ok: false, text } : { ok: true, value };
+}
+
+function parsePort(text: string): number | undefined {
+  return /^\d+$/.test(text) && Number(text) <= 65_535 ? Number(text) : undefined;
+}
+
+/** A request timeout under 100 ms would time out requests still arriving at local speed. */
+function parseRequestTimeout(text: string): number | undefined {
+  const ms = parseDuration(text);
+  return ms !== undefined && ms >= 100 ? ms : undefined;
+}
+
 export function parseCli(argv: readonly string[], env: Record<string, string | undefined>): CliResult {
   let values;
   try {
@@ -135,43 +160,22 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
   const configPath = nonEmpty(values.config) ?? nonEmpty(env.MANA_LLM_CONFIG) ?? DEFAULT_CONFIG_PATH;
   const host = nonEmpty(values.host) ?? nonEmpty(env.HOST) ?? DEFAULT_HOST;
 
-  const portText = nonEmpty(values.port) ?? nonEmpty(env.PORT);
-  let port = DEFAULT_PORT;
-  if (portText !== undefined) {
-    if (!/^\d+$/.test(portText) || Number(portText) > 65_535) {
-      return { kind: 'error', message: `Invalid port "${portText}": expected an integer from 0 to 65535.` };
-    }
-    port = Number(portText);
+  const port = numberOption(values.port, env.PORT, DEFAULT_PORT, parsePort);
+  if (!port.ok) return { kind: 'error', message: `Invalid port "${port.text}": expected an integer from 0 to 65535.` };
+  const maxBody = numberOption(values['max-body'], env.MANA_LLM_MAX_BODY, DEFAULT_MAX_BODY_BYTES, parseSize);
+  if (!maxBody.ok) {
+    return { kind: 'error', message: `Invalid --max-body "${maxBody.text}": expected bytes or a size such as 512kb or 20mb.` };
   }
-
-  const maxBodyText = nonEmpty(values['max-body']) ?? nonEmpty(env.MANA_LLM_MAX_BODY);
-  let maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
-  if (maxBodyText !== undefined) {
-    const parsed = parseSize(maxBodyText);
-    if (parsed === undefined) {
-      return { kind: 'error', message: `Invalid --max-body "${maxBodyText}": expected bytes or a size such as 512kb or 20mb.` };
-    }
-    maxBodyBytes = parsed;
+  const grace = numberOption(values['shutdown-grace'], env.MANA_LLM_SHUTDOWN_GRACE, DEFAULT_SHUTDOWN_GRACE_MS, parseDuration);
+  if (!grace.ok) {
+    return { kind: 'error', message: `Invalid --shutdown-grace "${grace.text}": expected ms or a duration such as 10s or 2m.` };
   }
-
-  const graceText = nonEmpty(values['shutdown-grace']) ?? nonEmpty(env.MANA_LLM_SHUTDOWN_GRACE);
-  let shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS;
-  if (graceText !== undefined) {
-    const parsed = parseDuration(graceText);
-    if (parsed === undefined) {
-      return { kind: 'error', message: `Invalid --shutdown-grace "${graceText}": expected ms or a duration such as 10s or 2m.` };
-    }
-    shutdownGraceMs = parsed;
-  }
-
-  const requestTimeoutText = nonEmpty(values['request-timeout']) ?? nonEmpty(env.MANA_LLM_REQUEST_TIMEOUT);
-  let requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS;
-  if (requestTimeoutText !== undefined) {
-    const parsed = parseDuration(requestTimeoutText);
-    if (parsed === undefined || parsed < 100) {
-      return { kind: 'error', message: `Invalid --request-timeout "${requestTimeoutText}": expected a duration of at least 100ms, such as 30s.` };
-    }
-    requestTimeoutMs = parsed;
+  const requestTimeout = numberOption(values['request-timeout'], env.MANA_LLM_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT_MS, parseRequestTimeout);
+  if (!requestTimeout.ok) {
+    return {
+      kind: 'error',
+      message: `Invalid --request-timeout "${requestTimeout.text}": expected a duration of at least 100ms, such as 30s.`,
+    };
   }
 
   const logLevel = (nonEmpty(values['log-level']) ?? nonEmpty(env.LOG_LEVEL) ?? 'info').toLowerCase();
@@ -195,6 +199,17 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
 
   return {
     kind: 'run',
-    options: { configPath, host, port, apiKeys, adminKey, logLevel, maxBodyBytes, shutdownGraceMs, requestTimeoutMs, insecure },
+    options: {
+      configPath,
+      host,
+      port: port.value,
+      apiKeys,
+      adminKey,
+      logLevel,
+      maxBodyBytes: maxBody.value,
+      shutdownGraceMs: grace.value,
+      requestTimeoutMs: requestTimeout.value,
+      insecure,
+    },
   };
 }
