@@ -1,6 +1,6 @@
-import type { EventEmitter } from 'node:events';
 import { errors, type Dispatcher } from 'undici';
-import { abortReason, decodeText, listen, type Signal, unlisten } from './collect-body.js';
+import { decodeText } from './collect-body.js';
+import { abortReason, type Signal, unwatchAbort, watchAbort } from './request-signal.js';
 
 type IncomingHttpHeaders = Dispatcher.ResponseData['headers'];
 
@@ -45,7 +45,7 @@ export interface OpenedBody {
 export function openBody(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
-  signal: AbortSignal | EventEmitter | undefined,
+  signal: Signal | undefined,
 ): Promise<OpenedBody> {
   return new Promise<OpenedBody>((resolve, reject) => {
     dispatcher.dispatch(options, new BodyChunks(resolve, reject, signal));
@@ -78,12 +78,8 @@ export class BodyChunks implements Dispatcher.DispatchHandler, AsyncIterableIter
   constructor(resolve: (opened: OpenedBody) => void, reject: (error: unknown) => void, signal: Signal | undefined) {
     this.opening = { resolve, reject };
     if (signal === undefined) return;
-    if ((signal as { aborted?: boolean }).aborted === true) {
-      this.error = abortReason(signal);
-      return;
-    }
-    this.signal = signal;
-    listen(signal, this.abortListener);
+    this.error = watchAbort(signal, this.abortListener);
+    if (this.error === undefined) this.signal = signal;
   }
 
   // ── undici handler ──────────────────────────────────────────────────────────
@@ -225,7 +221,7 @@ export class BodyChunks implements Dispatcher.DispatchHandler, AsyncIterableIter
     const signal = this.signal;
     if (signal !== undefined) {
       this.signal = undefined;
-      unlisten(signal, this.abortListener);
+      unwatchAbort(signal, this.abortListener);
     }
   }
 }

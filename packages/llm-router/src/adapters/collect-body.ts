@@ -1,5 +1,5 @@
-import type { EventEmitter } from 'node:events';
-import { errors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { abortReason, type Signal, unwatchAbort, watchAbort } from './request-signal.js';
 
 type IncomingHttpHeaders = Dispatcher.ResponseData['headers'];
 
@@ -34,16 +34,13 @@ export interface CollectedResponse {
 export function collectBody(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
-  signal: AbortSignal | EventEmitter | undefined,
+  signal: Signal | undefined,
   firstByte: { stop(): void } | undefined,
 ): Promise<CollectedResponse> {
   return new Promise<CollectedResponse>((resolve, reject) => {
     dispatcher.dispatch(options, new BodyCollector(resolve, reject, signal, firstByte));
   });
 }
-
-/** What undici accepts as a request `signal`. */
-export type Signal = AbortSignal | EventEmitter;
 
 class BodyCollector implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
@@ -63,12 +60,8 @@ class BodyCollector implements Dispatcher.DispatchHandler {
     private readonly firstByte: { stop(): void } | undefined,
   ) {
     if (signal === undefined) return;
-    if ((signal as { aborted?: boolean }).aborted === true) {
-      this.reason = abortReason(signal);
-      return;
-    }
-    this.signal = signal;
-    listen(signal, this.abortListener);
+    this.reason = watchAbort(signal, this.abortListener);
+    if (this.reason === undefined) this.signal = signal;
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -115,25 +108,8 @@ class BodyCollector implements Dispatcher.DispatchHandler {
     const signal = this.signal;
     if (signal === undefined) return;
     this.signal = undefined;
-    unlisten(signal, this.abortListener);
+    unwatchAbort(signal, this.abortListener);
   }
-}
-
-/** Listens once for `abort` (an AbortSignal, or an EventEmitter as undici allows). */
-export function listen(signal: Signal, listener: () => void): void {
-  if ('addEventListener' in signal) signal.addEventListener('abort', listener, { once: true });
-  else signal.once('abort', listener);
-}
-
-export function unlisten(signal: Signal, listener: () => void): void {
-  if ('removeEventListener' in signal) signal.removeEventListener('abort', listener);
-  else signal.removeListener('abort', listener);
-}
-
-/** The error an aborted request fails with: the signal's reason, as undici's `request()` does. */
-export function abortReason(signal: Signal | undefined): Error {
-  const reason = (signal as { reason?: unknown } | undefined)?.reason;
-  return (reason ?? new errors.RequestAbortedError()) as Error;
 }
 
 /** undici's `chunksDecode`: concatenate, skip a UTF-8 BOM, decode. */
