@@ -1,21 +1,21 @@
 /**
  * POST /v1/chat/completions: auth → read body → validate → router.execute →
- * relay (JSON, SSE stream, or the upstream's own 4xx). Thin on purpose: the
+ * relay (JSON, the upstream's own 4xx, or an SSE stream: relay-stream.ts). Thin on purpose: the
  * decisions (which target, when to fail over) live in @mana/llm-router.
  */
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isRouterError, type Attempt, type Priority, type RouterResult, type StreamResult, type Usage } from '@mana/llm-router';
+import { isRouterError, type Priority, type RouterResult } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
 import { BodyError, readBody } from '../http/read-body.js';
 import { ClientAbort } from '../http/client-abort.js';
 import { discardBodyThenClose } from '../http/linger.js';
-import { errorBody, fromRouterError, gatewayError, upstreamCallsOf, type GatewayError } from '../http/errors.js';
-import { drained, sendError, sendText, type Headers } from '../http/respond.js';
+import { fromRouterError, gatewayError, upstreamCallsOf, type GatewayError } from '../http/errors.js';
+import { sendError, sendText, type Headers } from '../http/respond.js';
 import { validateChatRequest } from '../http/validate-chat.js';
 import { DEFAULT_ALIAS } from '@mana/llm-aliases';
-import { requestLogLine } from '../logging.js';
-import { DIRECT_ALIAS_LABEL, NONE_LABEL } from '../metrics/metrics.js';
+import { Exchange, finishExchange } from './exchange.js';
+import { closeStream, relayStream } from './relay-stream.js';
 
 /** `application/json`, `application/json; charset=utf-8`, `application/vnd.x+json`, or no Content-Type at all. */
 export function isJsonContentType(header: string | undefined): boolean {
@@ -31,24 +31,6 @@ export function priorityOf(header: string | string[] | undefined): Priority | un
   return null;
 }
 
-/** Everything one request learns on its way, for the log line and metrics. */
-class Exchange {
-  status = 0;
-  code: string | undefined = undefined;
-  model: string | undefined = undefined;
-  alias: string | undefined = undefined;
-  target: string | undefined = undefined;
-  stream = false;
-  priority: Priority | undefined = undefined;
-  attempts: readonly Attempt[] | undefined = undefined;
-  usage: Usage | undefined = undefined;
-  ttfbAt: number | undefined = undefined;
-
-  constructor(
-    readonly requestId: string,
-    readonly startedAt: number,
-  ) {}
-}
 
 function completionHeaders(ex: Exchange, result: RouterResult): Headers {
   const headers: Headers = {};
@@ -64,10 +46,12 @@ function completionHeaders(ex: Exchange, result: RouterResult): Headers {
 function fail(ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: GatewayError): void {
   ex.status = error.status;
   ex.code = error.code;
-  if (error.attempts !== undefined && error.attempts.length > 0) ex.attempts = error.attempts;
   const headers: Headers = { 'x-request-id': ex.requestId };
   if (ex.alias !== undefined) headers['x-mana-llm-alias'] = ex.alias;
-  if (error.attempts !== undefined && error.attempts.length > 0) headers['x-mana-llm-attempts'] = upstreamCallsOf(error.attempts);
+  if (error.attempts !== undefined && error.attempts.length > 0) {
+    ex.attempts = error.attempts;
+    headers['x-mana-llm-attempts'] = upstreamCallsOf(error.attempts);
+  }
   if (!res.headersSent) ex.ttfbAt = performance.now();
   sendError(res, ctx.state, error, headers);
 }
@@ -90,7 +74,7 @@ export async function handleChatCompletions(
     else if (!res.writableEnded) res.destroy();
     ex.status = ex.status || 500;
   } finally {
-    finish(ctx, req, ex);
+    finishExchange(ctx, req, ex);
   }
 }
 
@@ -134,8 +118,7 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
       discardBodyThenClose(req, res);
       return;
     }
-    ex.status = 499;
-    ex.code = 'client_closed_request';
+    ex.clientClosed();
     return;
   }
 
@@ -177,8 +160,7 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
     });
   } catch (error) {
     if (abort.aborted || res.destroyed) {
-      ex.status = 499;
-      ex.code = 'client_closed_request';
+      ex.clientClosed();
       if (isRouterError(error)) ex.attempts = error.attempts;
       return;
     }
@@ -191,8 +173,7 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
   ex.target = result.target;
   ex.attempts = result.attempts;
   if (abort.aborted || res.destroyed) {
-    ex.status = 499;
-    ex.code = 'client_closed_request';
+    ex.clientClosed();
     if (result.kind === 'stream') await closeStream(result);
     return;
   }
@@ -214,105 +195,4 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
     return;
   }
   await relayStream(ctx, res, ex, result, headers, abort);
-}
-
-function uncork(res: ServerResponse): void {
-  res.uncork();
-}
-
-/** Lets the router release the upstream of a stream nobody will read. */
-async function closeStream(result: StreamResult): Promise<void> {
-  const iterator = result.events[Symbol.asyncIterator]();
-  try {
-    await iterator.return?.();
-  } catch {
-    // the upstream is being torn down either way
-  }
-}
-
-async function relayStream(
-  ctx: GatewayContext,
-  res: ServerResponse,
-  ex: Exchange,
-  result: StreamResult,
-  headers: Headers,
-  signal: ClientAbort,
-): Promise<void> {
-  headers['content-type'] = 'text/event-stream; charset=utf-8';
-  headers['cache-control'] = 'no-cache';
-  headers['x-accel-buffering'] = 'no';
-  if (ctx.state.draining) headers.connection = 'close';
-  ex.status = 200;
-  res.writeHead(200, headers);
-  ex.ttfbAt = performance.now();
-  try {
-    for await (const event of result.events) {
-      if (res.destroyed) break; // leaving the loop returns the iterator: the router closes the upstream
-      // Events parsed from one upstream read arrive in the same tick: corking until
-      // the next tick sends them in one write instead of one syscall per event.
-      res.cork();
-      const ok = res.write(`data: ${event}\n\n`);
-      process.nextTick(uncork, res);
-      if (!ok) await drained(res);
-    }
-  } catch (error) {
-    ex.usage = result.usage;
-    if (signal.aborted || res.destroyed) {
-      ex.status = 499;
-      ex.code = 'client_closed_request';
-      return;
-    }
-    // The first byte is out, so the target can no longer change: end the stream
-    // with an explicit error event (no [DONE]) so the client cannot mistake a
-    // truncated answer for a complete one.
-    const gwError = isRouterError(error)
-      ? fromRouterError(error, ex.model)
-      : gatewayError('stream_interrupted', 'The upstream stream failed.');
-    ex.code = gwError.code;
-    if (gwError.attempts !== undefined && gwError.attempts.length > 0) ex.attempts = gwError.attempts;
-    res.end(`data: ${errorBody(gwError)}\n\n`);
-    return;
-  }
-  ex.usage = result.usage;
-  if (signal.aborted || res.destroyed) {
-    ex.status = 499;
-    ex.code = 'client_closed_request';
-    return;
-  }
-  res.end('data: [DONE]\n\n');
-}
-
-function finish(ctx: GatewayContext, req: IncomingMessage, ex: Exchange): void {
-  const now = performance.now();
-  const status = ex.status || 500;
-  const alias = ex.alias ?? (ex.target !== undefined ? DIRECT_ALIAS_LABEL : NONE_LABEL);
-  ctx.metrics.requestFinished({
-    alias,
-    target: ex.target ?? NONE_LABEL,
-    status,
-    stream: ex.stream,
-    durationSeconds: (now - ex.startedAt) / 1000,
-    ttfbSeconds: ex.ttfbAt === undefined ? undefined : (ex.ttfbAt - ex.startedAt) / 1000,
-  });
-  const level = status >= 500 && status !== 499 ? 'warn' : 'info';
-  if (!ctx.logger.isLevelEnabled(level)) return;
-  ctx.logger[level](
-    requestLogLine({
-      requestId: ex.requestId,
-      method: req.method ?? 'POST',
-      path: '/v1/chat/completions',
-      status,
-      durationMs: now - ex.startedAt,
-      ttfbMs: ex.ttfbAt === undefined ? undefined : ex.ttfbAt - ex.startedAt,
-      model: ex.model,
-      alias: ex.alias,
-      target: ex.target,
-      stream: ex.stream,
-      priority: ex.priority,
-      attempts: ex.attempts,
-      code: ex.code,
-      usage: ex.usage,
-    }),
-    'request',
-  );
 }
