@@ -22,7 +22,7 @@ function createdSeconds(native: Record<string, unknown>): number {
   return Math.floor((Number.isNaN(at) ? Date.now() : at) / 1000);
 }
 
-export function ollamaUsage(native: Record<string, unknown>): Usage | undefined {
+function ollamaUsage(native: Record<string, unknown>): Usage | undefined {
   const prompt = native.prompt_eval_count;
   const completion = native.eval_count;
   if (typeof prompt !== 'number' && typeof completion !== 'number') return undefined;

@@ -49,7 +49,7 @@ export class OpenAIStreamDecoder implements StreamDecoder {
   }
 }
 
-export function decodeChunk(data: string): StreamEvent {
+function decodeChunk(data: string): StreamEvent {
   if (data === '[DONE]') return DONE;
   const value = parseJsonObject(data, 'stream chunk is not JSON', 'stream chunk is not an object');
   if (value.error !== undefined && value.error !== null) return { type: 'error', message: errorMessage(value.error) };
@@ -86,7 +86,7 @@ function nonEmpty(value: unknown): boolean {
   return typeof value === 'string' && value.length > 0;
 }
 
-export function errorMessage(error: unknown): string {
+function errorMessage(error: unknown): string {
   if (typeof error === 'string') return error;
   if (isObject(error) && typeof error.message === 'string') return error.message;
   return 'error event';

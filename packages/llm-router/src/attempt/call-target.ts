@@ -163,7 +163,7 @@ function redact(body: string, apiKey: string | undefined): string {
 }
 
 /** No content, no tool calls in any choice: the upstream answered nothing. */
-export function isEmptyCompletion(body: Record<string, unknown>): boolean {
+function isEmptyCompletion(body: Record<string, unknown>): boolean {
   const choices = body.choices;
   if (!Array.isArray(choices)) return true;
   for (const choice of choices) {

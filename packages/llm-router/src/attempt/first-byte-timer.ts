@@ -95,7 +95,7 @@ function expire(timer: FirstByteTimer): void {
 }
 
 /** The abort reason when no first byte (stream: no first delta) arrived within `first_byte_timeout`. */
-export class FirstByteTimeoutError extends Error {
+class FirstByteTimeoutError extends Error {
   override readonly name = 'FirstByteTimeoutError';
   readonly code = 'first_byte_timeout';
 

@@ -84,7 +84,7 @@ export class ConfigSource {
 }
 
 /** `invalid config at aliases.yaml line 12 (alias mana/long-form): chain must list at least one target` */
-export function configError(source: string, line: number | undefined, alias: string | undefined, message: string): RouterError {
+function configError(source: string, line: number | undefined, alias: string | undefined, message: string): RouterError {
   const where = [line === undefined ? source : `${source} line ${line}`, alias === undefined ? '' : ` (alias ${alias})`].join('');
   return new RouterError('invalid_config', `invalid config at ${where}: ${message}`);
 }
