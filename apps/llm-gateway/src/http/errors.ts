@@ -37,7 +37,6 @@ export const GATEWAY_ERRORS = {
   upstream_failed: { status: 502, type: 'api_error' },
   stream_interrupted: { status: 502, type: 'api_error' },
   no_healthy_provider: { status: 503, type: 'api_error' },
-  shutting_down: { status: 503, type: 'api_error' },
 } as const satisfies Record<string, { status: number; type: ErrorType }>;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
