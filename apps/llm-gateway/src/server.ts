@@ -4,6 +4,7 @@
  */
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { GatewayContext } from './context.js';
+import { apiKeyError } from './http/auth.js';
 import { errorBody, gatewayError } from './http/errors.js';
 import { requestIdOf } from './http/request-id.js';
 import { sendError } from './http/respond.js';
@@ -37,18 +38,11 @@ function methodNotAllowed(ctx: GatewayContext, res: ServerResponse, requestId: s
   });
 }
 
+/** Sends the 401 and returns true when the request lacks an accepted API key. */
 function needsApiKey(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
-  if (!ctx.apiKeys.enabled) return false;
-  const auth = ctx.apiKeys.check(req.headers.authorization, req.socket);
-  if (auth === 'ok') return false;
-  sendError(
-    res,
-    ctx.state,
-    auth === 'missing'
-      ? gatewayError('missing_api_key', 'Missing API key: send "Authorization: Bearer <key>".')
-      : gatewayError('invalid_api_key', 'Invalid API key.'),
-    { 'x-request-id': requestId },
-  );
+  const error = apiKeyError(ctx.apiKeys, req);
+  if (error === undefined) return false;
+  sendError(res, ctx.state, error, { 'x-request-id': requestId });
   return true;
 }
 

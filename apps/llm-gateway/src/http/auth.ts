@@ -13,7 +13,9 @@
  * (WeakMap: gone with the connection), never in logs.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import { gatewayError, type GatewayError } from './errors.js';
 
 export type AuthResult = 'ok' | 'missing' | 'invalid';
 
@@ -60,4 +62,14 @@ export class KeyChecker {
     if (socket !== undefined) this.accepted.set(socket, authorization!);
     return 'ok';
   }
+}
+
+/** The 401 for a request to a /v1/* route without an accepted API key; undefined when it may pass (or auth is off). */
+export function apiKeyError(keys: KeyChecker, req: IncomingMessage): GatewayError | undefined {
+  if (!keys.enabled) return undefined;
+  const auth = keys.check(req.headers.authorization, req.socket);
+  if (auth === 'ok') return undefined;
+  return auth === 'missing'
+    ? gatewayError('missing_api_key', 'Missing API key: send "Authorization: Bearer <key>".')
+    : gatewayError('invalid_api_key', 'Invalid API key.');
 }

@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRouterError, type Priority, type RouterResult } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
+import { apiKeyError } from '../http/auth.js';
 import { BodyError, readBody } from '../http/read-body.js';
 import { ClientAbort } from '../http/client-abort.js';
 import { discardBodyThenClose } from '../http/linger.js';
@@ -79,19 +80,8 @@ export async function handleChatCompletions(
 }
 
 async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
-  if (ctx.apiKeys.enabled) {
-    const auth = ctx.apiKeys.check(req.headers.authorization, req.socket);
-    if (auth !== 'ok') {
-      return fail(
-        ctx,
-        res,
-        ex,
-        auth === 'missing'
-          ? gatewayError('missing_api_key', 'Missing API key: send "Authorization: Bearer <key>".')
-          : gatewayError('invalid_api_key', 'Invalid API key.'),
-      );
-    }
-  }
+  const authError = apiKeyError(ctx.apiKeys, req);
+  if (authError !== undefined) return fail(ctx, res, ex, authError);
   if (!isJsonContentType(req.headers['content-type'])) {
     return fail(ctx, res, ex, gatewayError('unsupported_media_type', 'Content-Type must be application/json.'));
   }
