@@ -48,6 +48,11 @@ export class RouterError extends Error {
   }
 }
 
+/** The error every abort by the caller ends in, wherever in the request it is noticed. */
+export function abortedError(options?: RouterErrorOptions): RouterError {
+  return new RouterError('aborted', 'request aborted by the caller', options);
+}
+
 /** Type guard that works across package copies (no `instanceof`). */
 export function isRouterError(value: unknown): value is RouterError {
   return (

@@ -1,4 +1,4 @@
-import { RouterError } from '../errors.js';
+import { abortedError } from '../errors.js';
 import type { CancelSignal } from '../types.js';
 
 /**
@@ -12,7 +12,7 @@ export class BackgroundGate {
 
   /** Resolves with a release function once a slot is free; rejects with `aborted` if the signal fires first. */
   acquire(limit: number, signal: CancelSignal | undefined): Promise<() => void> {
-    if (signal?.aborted === true) return Promise.reject(aborted());
+    if (signal?.aborted === true) return Promise.reject(abortedError());
     if (this.active < Math.max(1, limit)) {
       this.active++;
       return Promise.resolve(this.releaser());
@@ -26,7 +26,7 @@ export class BackgroundGate {
       const onAbort = (): void => {
         const i = this.waiting.indexOf(grant);
         if (i !== -1) this.waiting.splice(i, 1);
-        reject(aborted());
+        reject(abortedError());
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(grant);
@@ -48,10 +48,6 @@ export class BackgroundGate {
   }
 }
 
-function aborted(): RouterError {
-  return new RouterError('aborted', 'request aborted by the caller');
-}
-
 /** In-flight requests per target id, for the `least_busy` strategy. */
 export class InFlight {
   private readonly counts = new Map<string, number>();
@@ -71,11 +67,11 @@ export class InFlight {
 
 /** A timer-based wait that an abort cuts short (with `aborted`); the timer is always cleared. */
 export function sleep(ms: number, signal: CancelSignal | undefined): Promise<void> {
-  if (signal?.aborted === true) return Promise.reject(aborted());
+  if (signal?.aborted === true) return Promise.reject(abortedError());
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(aborted());
+      reject(abortedError());
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);

@@ -1,7 +1,7 @@
 import type { Adapter, AdapterCall, HttpFailure } from '../adapters/adapter.js';
 import { isObject } from '../adapters/http.js';
 import { toUsage } from '../adapters/openai-stream.js';
-import { RouterError } from '../errors.js';
+import { abortedError } from '../errors.js';
 import type { AliasConfig, ProviderConfig, ResultBase, RouterRequest, RouterResult, StreamResult, TargetConfig } from '../types.js';
 import type { AttemptLog } from './attempt-log.js';
 import { classifyFailure, type Decision, type Failure } from './classify-error.js';
@@ -47,7 +47,7 @@ export async function callTarget(c: TargetCall, onStreamHandOff: () => void): Pr
     if (c.request.signal?.aborted === true) {
       c.log.upstreamCalls++;
       c.log.add(c.target, 'aborted', 'aborted', c.deps.now() - started);
-      throw new RouterError('aborted', 'request aborted by the caller', { attempts: c.log.close(), cause: error });
+      throw abortedError({ attempts: c.log.close(), cause: error });
     }
     return failed(c, { kind: 'error', error }, started);
   } finally {

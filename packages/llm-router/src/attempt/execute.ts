@@ -1,6 +1,6 @@
 import type { Adapter } from '../adapters/adapter.js';
 import { resolveModel } from '../config/alias-registry.js';
-import { RouterError } from '../errors.js';
+import { abortedError, RouterError } from '../errors.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type {
   AliasConfig,
@@ -49,7 +49,7 @@ const RETRY_BACKOFF_BASE_MS = 250; // 0.25 s
  * call and stream-commit.ts for when a stream becomes final.
  */
 export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, deps: ExecuteDeps): Promise<RouterResult> {
-  if (request.signal?.aborted === true) throw new RouterError('aborted', 'request aborted by the caller');
+  if (request.signal?.aborted === true) throw abortedError();
   const { alias, config } = resolveModel(snapshot, request.model);
   if (request.body === null || typeof request.body !== 'object' || !Array.isArray(request.body.messages)) {
     throw new RouterError('invalid_request', 'the request body needs a `messages` array');
@@ -63,7 +63,7 @@ export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, 
     try {
       release = await deps.gate.acquire(snapshot.backgroundConcurrency, request.signal);
     } catch (error) {
-      throw new RouterError('aborted', 'request aborted by the caller', { cause: error });
+      throw abortedError({ cause: error });
     }
   }
   const run = new AttemptRun(snapshot, request, deps, alias, config, plan, log, background, release);
@@ -179,7 +179,7 @@ class AttemptRun {
     try {
       await sleep(ms, this.request.signal);
     } catch (error) {
-      throw new RouterError('aborted', 'request aborted by the caller', { attempts: this.log.close(), cause: error });
+      throw abortedError({ attempts: this.log.close(), cause: error });
     }
   }
 

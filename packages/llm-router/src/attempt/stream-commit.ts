@@ -1,5 +1,5 @@
 import type { StreamEvent, StreamOpen } from '../adapters/adapter.js';
-import { RouterError } from '../errors.js';
+import { abortedError, RouterError } from '../errors.js';
 import type { CancelSignal, Usage } from '../types.js';
 import type { Failure } from './classify-error.js';
 
@@ -140,7 +140,7 @@ export class CommittedStream implements AsyncIterableIterator<string> {
     if (this.signal?.aborted === true) {
       this.open.body.destroy();
       this.finish({ kind: 'aborted' });
-      return new RouterError('aborted', 'request aborted by the caller', { target: this.target, cause: error });
+      return abortedError({ target: this.target, cause: error });
     }
     const code = (error as { code?: unknown } | null)?.code;
     const reason = code === 'invalid_response' ? 'invalid_response' : 'socket_closed';
