@@ -10,7 +10,6 @@ import { buildProviders } from './providers.js';
 import { ConfigReader } from './reader.js';
 import { TOP_LEVEL_KEYS } from './schema.js';
 
-export { BUILT_IN_PROVIDERS } from './built-in-providers.js';
 export { DEFAULT_SETTINGS } from './defaults.js';
 
 export interface ParseConfigOptions {
