@@ -17,7 +17,7 @@ import {
 } from '@mana/llm-testkit';
 import { expect } from 'vitest';
 
-export const GATEWAY_MAIN = fileURLToPath(new URL('../apps/llm-gateway/dist/main.js', import.meta.url));
+const GATEWAY_MAIN = fileURLToPath(new URL('../apps/llm-gateway/dist/main.js', import.meta.url));
 
 /** `RELIABILITY_PROFILE=full` runs the long version; the default is the CI-sized one. */
 export const PROFILE: 'ci' | 'full' = process.env.RELIABILITY_PROFILE === 'full' ? 'full' : 'ci';
@@ -182,7 +182,7 @@ export class Metrics {
   }
 }
 
-export function parseMetrics(text: string): Metrics {
+function parseMetrics(text: string): Metrics {
   const samples: Sample[] = [];
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
@@ -261,7 +261,7 @@ export function request(baseUrl: string, options: RequestOptions = {}): Promise<
   });
 }
 
-export function sseEvents(body: string): string[] {
+function sseEvents(body: string): string[] {
   const events: string[] = [];
   for (const block of body.split('\n\n')) {
     for (const line of block.split('\n')) if (line.startsWith('data: ')) events.push(line.slice(6));

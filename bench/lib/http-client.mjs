@@ -85,9 +85,3 @@ export function postChat({ agent, hostname, port, headers, payload, signal }, on
   req.end(payload);
   return req;
 }
-
-/** GET a path and return status + text (for readiness and /metrics). */
-export async function getText(url, { timeoutMs = 2_000, headers } = {}) {
-  const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
-  return { status: response.status, text: await response.text() };
-}

@@ -10,7 +10,7 @@ export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const here = (file) => fileURLToPath(new URL(file, import.meta.url));
 
 /** A loopback port free right now (nothing listens on it once this resolves). */
-export function freePort() {
+function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();

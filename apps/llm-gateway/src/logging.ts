@@ -111,7 +111,7 @@ export interface AttemptLog {
   ms: number;
 }
 
-export function attemptLog(a: Attempt): AttemptLog {
+function attemptLog(a: Attempt): AttemptLog {
   const out: AttemptLog = { target: a.target, outcome: a.outcome, reason: a.reason, ms: Math.round(a.durationMs * 10) / 10 };
   if (a.status !== undefined) out.status = a.status;
   return out;

@@ -20,7 +20,7 @@
 import type { ServerResponse } from 'node:http';
 import type { CancelListener, CancelSignal } from '@mana/llm-router';
 
-export class ClientAbortError extends Error {
+class ClientAbortError extends Error {
   override readonly name = 'AbortError';
   readonly code = 'ABORT_ERR';
   constructor() {

@@ -62,7 +62,7 @@ export interface GatewayError {
   readonly retryAfterSeconds?: number | undefined;
 }
 
-export function attemptJson(attempt: Attempt): AttemptJson {
+function attemptJson(attempt: Attempt): AttemptJson {
   const out: AttemptJson = {
     target: attempt.target,
     outcome: attempt.outcome,
