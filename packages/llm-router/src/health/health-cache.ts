@@ -157,11 +157,11 @@ export class HealthCache {
 
   /** Secrets of the known providers, for redacting error text in views. */
   secrets(snapshot: ConfigSnapshot): string[] {
-    return [...snapshot.providers.values()].flatMap((provider) => (provider.apiKey === undefined ? [] : [provider.apiKey]));
+    return apiKeysOf(snapshot.providers.values());
   }
 
   private knownSecrets(): string[] {
-    return [...this.knownProviders.values()].flatMap((provider) => (provider.apiKey === undefined ? [] : [provider.apiKey]));
+    return apiKeysOf(this.knownProviders.values());
   }
 
   private isModelMissing(target: TargetConfig, provider: ProviderConfig): boolean {
@@ -194,4 +194,10 @@ export class HealthCache {
 
 function sameEndpoint(a: ProviderConfig, b: ProviderConfig): boolean {
   return a.type === b.type && a.baseUrl === b.baseUrl && a.apiKey === b.apiKey;
+}
+
+function apiKeysOf(providers: Iterable<ProviderConfig>): string[] {
+  const keys: string[] = [];
+  for (const provider of providers) if (provider.apiKey !== undefined) keys.push(provider.apiKey);
+  return keys;
 }
