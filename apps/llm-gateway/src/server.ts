@@ -94,8 +94,8 @@ function dispatch(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse
 /** Runs a route; an unexpected error becomes a 500 (or a closed stream), never a crash. */
 async function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, startedAt: number): Promise<void> {
   let requestId = '';
+  const path = pathOf(req.url);
   try {
-    const path = pathOf(req.url);
     requestId = requestIdOf(req.headers['x-request-id']);
     if (path === '/v1/chat/completions' || path === '/chat/completions') {
       if (req.method === 'POST') return await handleChatCompletions(ctx, req, res, requestId, startedAt);
@@ -113,7 +113,7 @@ async function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResp
       requestLogLine({
         requestId,
         method: req.method ?? '',
-        path: pathOf(req.url).slice(0, 200),
+        path: path.slice(0, 200),
         status: res.statusCode,
         durationMs: performance.now() - startedAt,
       }),
