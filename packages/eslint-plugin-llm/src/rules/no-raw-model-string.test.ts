@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RuleTester, type InvalidTestCase } from '@typescript-eslint/rule-tester';
+import { RuleTester, type InvalidTestCase, type TestCaseError } from '@typescript-eslint/rule-tester';
 import { MANA_LLM, type ManaLlmAliasKey } from '@mana/llm-aliases';
 import { afterAll, describe, it } from 'vitest';
 import { noRawModelString, type MessageIds, type Options } from './no-raw-model-string.js';
@@ -42,6 +42,11 @@ function withSuggestion(code: string, line: number, column: number, fix: string)
   if (code.includes(IMPORT)) return replaced;
   const firstStatement = replaced.search(/^(?!\/\/)/m);
   return replaced.slice(0, firstStatement) + IMPORT + replaced.slice(firstStatement);
+}
+
+/** A model with an alias: reported with one suggestion, the alias constant in its place (`output`). */
+function suggestsAlias(line: number, column: number, output: string): TestCaseError<MessageIds> {
+  return { messageId: 'rawModelStringUseAlias', line, column, suggestions: [{ messageId: 'replaceWithAlias', output }] };
 }
 
 ruleTester.run('no-raw-model-string', noRawModelString, {
@@ -124,17 +129,7 @@ ruleTester.run('no-raw-model-string', noRawModelString, {
       code: "import { MANA_LLM as M } from '@mana/llm-aliases';\nconst model = \"ollama/gemma3:12b\";",
       options: withConfig,
       errors: [
-        {
-          messageId: 'rawModelStringUseAlias',
-          line: 2,
-          column: 15,
-          suggestions: [
-            {
-              messageId: 'replaceWithAlias',
-              output: "import { MANA_LLM as M } from '@mana/llm-aliases';\nconst model = M.LONG_FORM;",
-            },
-          ],
-        },
+        suggestsAlias(2, 15, "import { MANA_LLM as M } from '@mana/llm-aliases';\nconst model = M.LONG_FORM;"),
       ],
     },
     {
@@ -142,34 +137,14 @@ ruleTester.run('no-raw-model-string', noRawModelString, {
       code: "import { isManaAlias } from '@mana/llm-aliases';\nconst m = 'ollama/llava:7b';",
       options: withConfig,
       errors: [
-        {
-          messageId: 'rawModelStringUseAlias',
-          line: 2,
-          column: 11,
-          suggestions: [
-            {
-              messageId: 'replaceWithAlias',
-              output: "import { isManaAlias, MANA_LLM } from '@mana/llm-aliases';\nconst m = MANA_LLM.VISION;",
-            },
-          ],
-        },
+        suggestsAlias(2, 11, "import { isManaAlias, MANA_LLM } from '@mana/llm-aliases';\nconst m = MANA_LLM.VISION;"),
       ],
     },
     {
       code: "import OpenAI from 'openai';\nconst m = 'google/gemini-2.0-flash';",
       options: withConfig,
       errors: [
-        {
-          messageId: 'rawModelStringUseAlias',
-          line: 2,
-          column: 11,
-          suggestions: [
-            {
-              messageId: 'replaceWithAlias',
-              output: `import OpenAI from 'openai';\n${IMPORT}const m = MANA_LLM.VISION;`,
-            },
-          ],
-        },
+        suggestsAlias(2, 11, `import OpenAI from 'openai';\n${IMPORT}const m = MANA_LLM.VISION;`),
       ],
     },
     {
@@ -193,12 +168,7 @@ ruleTester.run('no-raw-model-string', noRawModelString, {
       code: 'const m = `groq/llama-3.3-70b-versatile`;',
       options: withConfig,
       errors: [
-        {
-          messageId: 'rawModelStringUseAlias',
-          line: 1,
-          column: 11,
-          suggestions: [{ messageId: 'replaceWithAlias', output: `${IMPORT}const m = MANA_LLM.LONG_FORM;` }],
-        },
+        suggestsAlias(1, 11, `${IMPORT}const m = MANA_LLM.LONG_FORM;`),
       ],
     },
     {
@@ -206,12 +176,7 @@ ruleTester.run('no-raw-model-string', noRawModelString, {
       code: 'const el = <Chat model="ollama/gemma3:12b" />;',
       options: withConfig,
       errors: [
-        {
-          messageId: 'rawModelStringUseAlias',
-          line: 1,
-          column: 24,
-          suggestions: [{ messageId: 'replaceWithAlias', output: `${IMPORT}const el = <Chat model={MANA_LLM.LONG_FORM} />;` }],
-        },
+        suggestsAlias(1, 24, `${IMPORT}const el = <Chat model={MANA_LLM.LONG_FORM} />;`),
       ],
     },
     {
@@ -219,28 +184,8 @@ ruleTester.run('no-raw-model-string', noRawModelString, {
       code: "const prices = { 'groq/llama-3.3-70b-versatile': 0.59 };\ntype Pinned = 'ollama/gemma3:4b';",
       options: withConfig,
       errors: [
-        {
-          messageId: 'rawModelStringUseAlias',
-          line: 1,
-          column: 18,
-          suggestions: [
-            {
-              messageId: 'replaceWithAlias',
-              output: `${IMPORT}const prices = { [MANA_LLM.LONG_FORM]: 0.59 };\ntype Pinned = 'ollama/gemma3:4b';`,
-            },
-          ],
-        },
-        {
-          messageId: 'rawModelStringUseAlias',
-          line: 2,
-          column: 15,
-          suggestions: [
-            {
-              messageId: 'replaceWithAlias',
-              output: `${IMPORT}const prices = { 'groq/llama-3.3-70b-versatile': 0.59 };\ntype Pinned = typeof MANA_LLM.FAST_TEXT;`,
-            },
-          ],
-        },
+        suggestsAlias(1, 18, `${IMPORT}const prices = { [MANA_LLM.LONG_FORM]: 0.59 };\ntype Pinned = 'ollama/gemma3:4b';`),
+        suggestsAlias(2, 15, `${IMPORT}const prices = { 'groq/llama-3.3-70b-versatile': 0.59 };\ntype Pinned = typeof MANA_LLM.FAST_TEXT;`),
       ],
     },
     {
@@ -263,14 +208,7 @@ ruleTester.run('no-raw-model-string', noRawModelString, {
       code: "const chain = ['ollama/gemma3:4b', 'mana/fast-text'] as const;",
       options: withConfig,
       errors: [
-        {
-          messageId: 'rawModelStringUseAlias',
-          line: 1,
-          column: 16,
-          suggestions: [
-            { messageId: 'replaceWithAlias', output: `${IMPORT}const chain = [MANA_LLM.FAST_TEXT, 'mana/fast-text'] as const;` },
-          ],
-        },
+        suggestsAlias(1, 16, `${IMPORT}const chain = [MANA_LLM.FAST_TEXT, 'mana/fast-text'] as const;`),
       ],
     },
     {
@@ -279,12 +217,7 @@ ruleTester.run('no-raw-model-string', noRawModelString, {
       options: [{ extraPrefixes: ['vllm'], allow: ['^ollama/nomic-'], aliasConfig }],
       errors: [
         { messageId: 'rawModelString', data: { value: 'vllm/qwen2.5:7b' }, line: 1, column: 11 },
-        {
-          messageId: 'rawModelStringUseAlias',
-          line: 2,
-          column: 11,
-          suggestions: [{ messageId: 'replaceWithAlias', output: `${IMPORT}const a = 'vllm/qwen2.5:7b';\nconst b = MANA_LLM.LONG_FORM;` }],
-        },
+        suggestsAlias(2, 11, `${IMPORT}const a = 'vllm/qwen2.5:7b';\nconst b = MANA_LLM.LONG_FORM;`),
       ],
     },
     // The shared corpus: the validation script's tests read the same manifest.
