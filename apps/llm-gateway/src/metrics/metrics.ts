@@ -131,8 +131,8 @@ export class GatewayMetrics {
     }
   }
 
-  /** Provider health as the router sees it; called at scrape time and on health events. */
-  setProviderHealth(views: readonly ProviderHealthView[]): void {
+  /** Provider health as the router sees it; called at scrape time only (the gauge's `collect`). */
+  private setProviderHealth(views: readonly ProviderHealthView[]): void {
     this.providerHealthy.reset();
     for (const v of views) this.providerHealthy.set({ provider: v.provider }, v.configured && v.healthy ? 1 : 0);
   }
