@@ -12,7 +12,7 @@ import { BodyError, readBody } from '../http/read-body.js';
 import { ClientAbort } from '../http/client-abort.js';
 import { discardBodyThenClose } from '../http/linger.js';
 import { fromRouterError, gatewayError, upstreamCallsOf, type GatewayError } from '../http/errors.js';
-import { sendError, sendText, type Headers } from '../http/respond.js';
+import { sendError, sendJson, sendText, type Headers } from '../http/respond.js';
 import { validateChatRequest } from '../http/validate-chat.js';
 import { DEFAULT_ALIAS } from '@mana/llm-aliases';
 import { Exchange, finishExchange } from './exchange.js';
@@ -173,7 +173,7 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
     ex.status = result.status;
     ex.usage = result.usage;
     ex.ttfbAt = performance.now();
-    sendText(res, ctx.state, result.status, 'application/json', JSON.stringify(result.body), headers);
+    sendJson(res, ctx.state, result.status, result.body, headers);
     return;
   }
   if (result.kind === 'upstream_error') {
