@@ -91,9 +91,7 @@ export class HealthProbe {
 
   /** Providers used by some alias, configured, and not inside an unhealthy period. */
   private eligible(snapshot: ConfigSnapshot): ProviderConfig[] {
-    const used = new Set<string>();
-    for (const alias of snapshot.aliases.values()) for (const target of alias.chain) used.add(target.provider);
-    return [...used].flatMap((name) => {
+    return [...usedProviders(snapshot)].flatMap((name) => {
       const provider = snapshot.providers.get(name);
       if (provider === undefined || unconfiguredReason(provider) !== undefined) return [];
       return this.cache.breakerOf(name).state === BreakerState.Open ? [] : [provider];
@@ -110,16 +108,14 @@ export class HealthProbe {
   private nextDelay(snapshot: ConfigSnapshot): number {
     const now = this.now();
     let next = now + snapshot.settings.probeIntervalMs;
-    for (const alias of snapshot.aliases.values()) {
-      for (const { provider: name } of alias.chain) {
-        const provider = snapshot.providers.get(name);
-        if (provider === undefined) continue;
-        const breaker = this.cache.breakerOf(name);
-        const due = breaker.state === BreakerState.Open && breaker.openUntil !== undefined
-          ? breaker.openUntil
-          : (this.lastProbe.get(name) ?? now) + provider.settings.probeIntervalMs;
-        next = Math.min(next, due);
-      }
+    for (const name of usedProviders(snapshot)) {
+      const provider = snapshot.providers.get(name);
+      if (provider === undefined) continue;
+      const breaker = this.cache.breakerOf(name);
+      const due = breaker.state === BreakerState.Open && breaker.openUntil !== undefined
+        ? breaker.openUntil
+        : (this.lastProbe.get(name) ?? now) + provider.settings.probeIntervalMs;
+      next = Math.min(next, due);
     }
     return Math.max(MIN_ROUND_GAP_MS, next - now);
   }
@@ -152,6 +148,13 @@ export class HealthProbe {
       this.inFlight.delete(controller);
     }
   }
+}
+
+/** Names of the providers some alias's chain uses: the only ones worth probing. */
+function usedProviders(snapshot: ConfigSnapshot): Set<string> {
+  const used = new Set<string>();
+  for (const alias of snapshot.aliases.values()) for (const target of alias.chain) used.add(target.provider);
+  return used;
 }
 
 function describe(error: unknown): string {
