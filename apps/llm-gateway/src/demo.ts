@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { MANA_LLM, MANA_LLM_ALIASES } from '@mana/llm-aliases';
 import { refusingPort, startFakeOpenAI } from '@mana/llm-testkit';
-import { DEFAULT_MAX_BODY_BYTES } from './cli.js';
+import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './cli.js';
 import { startGateway } from './gateway.js';
 
 type LogLine = Record<string, unknown>;
@@ -70,14 +70,14 @@ async function main(): Promise<void> {
   const gateway = await startGateway(
     {
       configPath,
-      host: '127.0.0.1',
+      host: DEFAULT_HOST,
       port: 0,
       apiKeys: [],
       adminKey: undefined,
       logLevel: 'info',
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-      shutdownGraceMs: 5_000,
-      requestTimeoutMs: 30_000,
+      shutdownGraceMs: 2_000, // 2 s: the demo's requests are done when it stops
+      requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
       insecure: false,
     },
     { logger: memoryLogger(logs), defaultMetrics: false },
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
     }
     console.log(dim(`\nMetrics: GET ${base}/metrics (e.g. mana_llm_fallback_total). Stopping.`));
   } finally {
-    await gateway.shutdown(2_000);
+    await gateway.shutdown();
     await cloud.close();
     await rm(dir, { recursive: true, force: true });
   }
