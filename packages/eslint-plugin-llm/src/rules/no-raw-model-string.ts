@@ -152,8 +152,15 @@ export const noRawModelString = createRule<Options, MessageIds>({
       return allow.some((pattern) => pattern.test(value));
     }
 
+    type ImportPlan = { local: string; fix?: (fixer: TSESLint.RuleFixer) => TSESLint.RuleFix };
+    let plan: ImportPlan | undefined;
+    /** Worked out once per file (its imports do not change while it is linted), on the first finding with a suggestion. */
+    function importPlan(): ImportPlan {
+      return (plan ??= planImport());
+    }
+
     /** The name `MANA_LLM` is imported under, and how to add the import when it is not. */
-    function importPlan(): { local: string; fix?: (fixer: TSESLint.RuleFixer) => TSESLint.RuleFix } {
+    function planImport(): ImportPlan {
       const program = sourceCode.ast;
       const imports = program.body.filter(
         (statement): statement is TSESTree.ImportDeclaration =>
