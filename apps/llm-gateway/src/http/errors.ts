@@ -103,17 +103,21 @@ function aliasList(aliases: readonly string[]): string {
   return aliases.length === 0 ? '(none configured)' : aliases.join(', ');
 }
 
+/** 404 for a model id that is neither an alias nor (for chat) a configured provider/model; the message lists the aliases. */
+export function modelNotFound(model: string, aliases: readonly string[], orElse = ''): GatewayError {
+  return gatewayError(
+    'model_not_found',
+    `The model '${model.slice(0, 200)}' does not exist. Use one of the aliases: ${aliasList(aliases)}${orElse}.`,
+    { param: 'model' },
+  );
+}
+
 /** Maps a RouterError to what the client sees. */
 export function fromRouterError(error: RouterError, requestedModel: string | undefined): GatewayError {
   const attempts = error.attempts;
   switch (error.code) {
     case 'unknown_model':
-      return gatewayError(
-        'model_not_found',
-        `The model '${(requestedModel ?? '').slice(0, 200)}' does not exist. Use one of the aliases: ${aliasList(error.knownAliases)} ` +
-          `(or a configured provider/model).`,
-        { param: 'model' },
-      );
+      return modelNotFound(requestedModel ?? '', error.knownAliases, ' (or a configured provider/model)');
     case 'invalid_request':
       return gatewayError('invalid_request', error.message);
     case 'no_healthy_provider':

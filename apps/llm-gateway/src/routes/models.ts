@@ -1,7 +1,7 @@
 /** GET /v1/models and GET /v1/models/{id}: the aliases, then the direct targets of their chains. */
 import type { ServerResponse } from 'node:http';
 import type { GatewayContext } from '../context.js';
-import { gatewayError } from '../http/errors.js';
+import { modelNotFound } from '../http/errors.js';
 import { sendError, sendJson } from '../http/respond.js';
 
 interface ModelJson {
@@ -29,15 +29,7 @@ export function handleModels(ctx: GatewayContext, res: ServerResponse, requestId
 export function handleModel(ctx: GatewayContext, res: ServerResponse, requestId: string, id: string): void {
   const models = ctx.router.models();
   if (!models.includes(id)) {
-    const aliases = [...ctx.router.config.aliases.keys()].join(', ');
-    sendError(
-      res,
-      ctx.state,
-      gatewayError('model_not_found', `The model '${id.slice(0, 200)}' does not exist. Use one of the aliases: ${aliases}.`, {
-        param: 'model',
-      }),
-      { 'x-request-id': requestId },
-    );
+    sendError(res, ctx.state, modelNotFound(id, [...ctx.router.config.aliases.keys()]), { 'x-request-id': requestId });
     return;
   }
   sendJson(res, ctx.state, 200, modelJson(ctx, id), { 'x-request-id': requestId });
