@@ -7,7 +7,7 @@ import type { GatewayContext } from './context.js';
 import { apiKeyError } from './http/auth.js';
 import { errorBody, gatewayError } from './http/errors.js';
 import { requestIdOf } from './http/request-id.js';
-import { sendError } from './http/respond.js';
+import { sendError, type Headers } from './http/respond.js';
 import { requestLogLine } from './logging.js';
 import { handleAdminReload } from './routes/admin-reload.js';
 import { handleAliases } from './routes/aliases.js';
@@ -103,8 +103,10 @@ async function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResp
     }
     await dispatch(ctx, req, res, requestId, path);
   } catch (error) {
-    ctx.logger.error({ err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unhandled route error');
-    if (!res.headersSent) sendError(res, ctx.state, gatewayError('internal_error', 'The gateway could not process the request.'), {});
+    ctx.logger.error({ req_id: requestId || undefined, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unhandled route error');
+    // The id lets an operator find this request's log line; it is known unless requestIdOf itself threw.
+    const headers: Headers = requestId === '' ? {} : { 'x-request-id': requestId };
+    if (!res.headersSent) sendError(res, ctx.state, gatewayError('internal_error', 'The gateway could not process the request.'), headers);
     else res.destroy();
     return;
   }
