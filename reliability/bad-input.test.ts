@@ -8,7 +8,7 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { seededRandom, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import {
   CLIENT_KEY,
   PROVIDER_KEY_VARS,
@@ -275,18 +275,6 @@ describe('bad input: named cases', () => {
 
 // ---------------------------------------------------------------- fuzz
 
-/** A small seeded PRNG so a failure can be replayed (the seed is in the test name). */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SEED = Number(process.env.RELIABILITY_SEED ?? Date.now() % 100_000);
 
 function mutate(random: () => number): Buffer {
@@ -339,7 +327,7 @@ function mutate(random: () => number): Buffer {
 
 describe('bad input: fuzz', () => {
   it(`${SIZES.fuzzCases} random mutations of a valid body (seed ${SEED}): never a 5xx, never a crash, still serving`, async () => {
-    const random = prng(SEED);
+    const random = seededRandom(SEED);
     const statuses = new Map<number, number>();
     const problems: string[] = [];
     for (let i = 0; i < SIZES.fuzzCases; i += 1) {

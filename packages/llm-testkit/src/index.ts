@@ -2,6 +2,7 @@ export { startFakeOpenAI } from './fake-openai.js';
 export { startFakeOllama } from './fake-ollama.js';
 export { refusingPort } from './ports.js';
 export { startGatewayProcess } from './gateway-process.js';
+export { seededRandom } from './seeded-random.js';
 export type { GatewayExit, GatewayLogLine, GatewayProcess, GatewayProcessOptions } from './gateway-process.js';
 export type {
   AnswerBehavior,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../config/defaults.js';
 import type { AliasConfig, Strategy, TargetConfig } from '../types.js';
 import { buildPlan, type PlanContext } from './build-plan.js';
-import { seededRandom } from './seeded-random.js';
+import { seededRandom } from '@mana/llm-testkit';
 import { weightedIndex } from './weighted-choice.js';
 
 function target(id: string, weight = 1): TargetConfig {

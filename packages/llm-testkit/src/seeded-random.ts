@@ -1,6 +1,7 @@
 /**
- * mulberry32: a tiny deterministic PRNG so tests of random strategies are
- * repeatable. Not for anything security-related.
+ * mulberry32: a tiny deterministic PRNG so randomised tests are
+ * repeatable (router strategy tests, the reliability fuzz loop). Not for
+ * anything security-related.
  */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
