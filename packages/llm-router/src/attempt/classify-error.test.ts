@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidResponseError, UnsupportedRequestError, type HttpFailure } from '../adapters/adapter.js';
 import type { Settings } from '../types.js';
-import { classifyFailure, parseRetryAfter } from './classify-error.js';
+import { classifyFailure, classifyStreamBreak, parseRetryAfter } from './classify-error.js';
 
 const settings: Settings = {
   probeIntervalMs: 30_000,
@@ -104,5 +104,14 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(new Date(now - 5_000).toUTCString(), now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('classifyStreamBreak', () => {
+  it('names a committed stream’s transport error: malformed data, else a broken connection', () => {
+    expect(classifyStreamBreak(Object.assign(new Error('bad json'), { code: 'invalid_response' }))).toBe('invalid_response');
+    expect(classifyStreamBreak(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }))).toBe('socket_closed');
+    expect(classifyStreamBreak(new Error('boom'))).toBe('socket_closed');
+    expect(classifyStreamBreak(null)).toBe('socket_closed');
   });
 });

@@ -131,6 +131,18 @@ function failOver(reason: string, detail: string, extra: Partial<Decision> = {})
   };
 }
 
+/**
+ * The attempt reason of a transport error after a stream committed (it can no
+ * longer fail over; the reason only feeds health bookkeeping and the
+ * `stream_interrupted` record). Malformed data stays `invalid_response`;
+ * anything else the body iterator throws means the connection broke off.
+ * Only the error's own code counts here, as it always has.
+ */
+export function classifyStreamBreak(error: unknown): 'invalid_response' | 'socket_closed' {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'invalid_response' ? 'invalid_response' : 'socket_closed';
+}
+
 /** `Retry-After` as delay-seconds or an HTTP-date → ms from `now`; undefined when absent or unparsable. */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined;

@@ -1,7 +1,7 @@
 import type { StreamEvent, StreamOpen } from '../adapters/adapter.js';
 import { abortedError, RouterError } from '../errors.js';
 import type { CancelSignal, Usage } from '../types.js';
-import type { Failure } from './classify-error.js';
+import { classifyStreamBreak, type Failure } from './classify-error.js';
 
 /*
  * Why a stream commits to a target only at its first content (or tool-call)
@@ -142,9 +142,7 @@ export class CommittedStream implements AsyncIterableIterator<string> {
       this.finish({ kind: 'aborted' });
       return abortedError({ target: this.target, cause: error });
     }
-    const code = (error as { code?: unknown } | null)?.code;
-    const reason = code === 'invalid_response' ? 'invalid_response' : 'socket_closed';
-    return this.interrupt(reason, `${this.target} stream broke off`, error);
+    return this.interrupt(classifyStreamBreak(error), `${this.target} stream broke off`, error);
   }
 
   private interrupt(reason: string, message: string, cause?: unknown): RouterError {
