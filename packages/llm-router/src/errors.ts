@@ -12,6 +12,8 @@ export const ROUTER_ERROR_STATUS = {
   upstream_failed: 502,
   stream_interrupted: 502,
   aborted: 499,
+  /** `execute()` after `close()`: this router takes no more requests (nothing upstream was asked). */
+  router_closed: 503,
 } as const;
 
 export type RouterErrorCode = keyof typeof ROUTER_ERROR_STATUS;

@@ -243,6 +243,14 @@ describe('router: resolution and events', () => {
     expect(a.count()).toBe(0);
   });
 
+  it('a closed router rejects with router_closed (503) and makes no upstream call', async () => {
+    const r = start();
+    await r.close();
+    const error = await failure(ask(r));
+    expect(error).toMatchObject({ code: 'router_closed', status: 503, attempts: [] });
+    expect(a.count() + b.count()).toBe(0);
+  });
+
   it('emits health events when a provider flips', async () => {
     const r = start();
     const events: { provider: string; healthy: boolean }[] = [];

@@ -101,7 +101,7 @@ class ManaRouter implements Router {
   }
 
   execute(request: RouterRequest): Promise<RouterResult> {
-    if (this.closed) return Promise.reject(new RouterError('upstream_failed', 'the router is closed'));
+    if (this.closed) return Promise.reject(new RouterError('router_closed', 'the router is closed'));
     // The snapshot is read once: a reload during this request does not change its plan.
     return execute(this.snapshot, request, this.deps);
   }
