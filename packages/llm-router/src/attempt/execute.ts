@@ -1,6 +1,7 @@
 import type { Adapter } from '../adapters/adapter.js';
 import { resolveModel } from '../config/alias-registry.js';
 import { abortedError, RouterError } from '../errors.js';
+import type { HealthBlock, HealthCheck } from '../health/health-cache.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type {
   AliasConfig,
@@ -20,7 +21,7 @@ import { callTarget, type CallOutcome } from './call-target.js';
 /** The part of HealthCache the attempt loop uses (reads the pre-check, reports outcomes). */
 export interface AttemptHealth {
   /** `until`: when the target is usable again (the later of overlapping blocks); Retry-After is the soonest of these. */
-  check(target: TargetConfig, provider: ProviderConfig | undefined): { ok: true } | { ok: false; reason: string; until?: number };
+  check(target: TargetConfig, provider: ProviderConfig | undefined): HealthCheck;
   reportSuccess(provider: string): void;
   reportFailure(provider: string, error: string, settings: Settings): void;
   coolDown(targetId: string, untilMs: number, reason: string): void;
@@ -101,13 +102,13 @@ class AttemptRun {
         const provider = this.snapshot.providers.get(target.provider);
         const check = this.deps.health.check(target, provider);
         const adapter = provider === undefined ? undefined : this.deps.adapters.get(provider.type);
-        if (!check.ok && !(ignoreHealth && isTransient(check.reason))) {
+        if (!check.ok && !(ignoreHealth && isTransient(check.kind))) {
           this.log.add(target, 'skipped', check.reason, 0, {
             detail: check.until === undefined ? undefined : `until ${new Date(check.until).toISOString()}`,
           });
           if (check.until !== undefined && (soonest === undefined || check.until < soonest)) soonest = check.until;
-          if (check.reason === 'cooling_down') coolingDown = true;
-          if (isTransient(check.reason)) retriable = true;
+          if (check.kind === 'cooling_down') coolingDown = true;
+          if (isTransient(check.kind)) retriable = true;
           continue;
         }
         if (provider === undefined || adapter === undefined) {
@@ -199,8 +200,8 @@ class AttemptRun {
 }
 
 /** Skips that `try_anyway` may override: a target without a key or adapter cannot work at all. */
-function isTransient(reason: string): boolean {
-  return !reason.startsWith('unconfigured');
+function isTransient(kind: HealthBlock): boolean {
+  return kind !== 'unconfigured';
 }
 
 /** `groq/x: skipped: unhealthy; ollama/y: 503 Service Unavailable` — target ids and reasons only, no secrets. */

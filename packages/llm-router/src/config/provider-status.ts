@@ -13,6 +13,9 @@ export function rememberApiKeyVariables(provider: ProviderConfig, variables: rea
   if (variables.length > 0) apiKeyVariables.set(provider, variables);
 }
 
+/** How the pre-check's `unconfigured` skip reason starts (`unconfigured: missing api key`); the views show only the rest. */
+export const UNCONFIGURED_PREFIX = 'unconfigured: ';
+
 /** `missing api key (GROQ_API_KEY)` for a provider that needs a key and has none; else undefined. */
 export function unconfiguredReason(provider: ProviderConfig): string | undefined {
   if (!provider.requiresApiKey || (provider.apiKey !== undefined && provider.apiKey !== '')) return undefined;

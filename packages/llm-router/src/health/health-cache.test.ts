@@ -35,7 +35,7 @@ describe('HealthCache breaker', () => {
     cache.reportFailure('groq', 'connect_refused', settings);
     expect(check('mana/fast-text', 1)).toEqual({ ok: true });
     cache.reportFailure('groq', 'connect_refused', settings);
-    expect(check('mana/fast-text', 1)).toEqual({ ok: false, reason: 'unhealthy', until: T0 + 60_000 });
+    expect(check('mana/fast-text', 1)).toEqual({ ok: false, reason: 'unhealthy', kind: 'unhealthy', until: T0 + 60_000 });
     expect(events).toEqual([{ provider: 'groq', healthy: false, reason: 'connect_refused', at: T0 }]);
 
     clock.now = T0 + 59_000;
@@ -70,14 +70,14 @@ describe('HealthCache breaker', () => {
 
 describe('HealthCache check order and reasons', () => {
   it('reports unconfigured providers with the missing variable', () => {
-    expect(check('mana/long-form', 1)).toEqual({ ok: false, reason: 'unconfigured: missing api key (TOGETHER_API_KEY)' });
+    expect(check('mana/long-form', 1)).toEqual({ ok: false, reason: 'unconfigured: missing api key (TOGETHER_API_KEY)', kind: 'unconfigured' });
     const ghost: TargetConfig = { ...target('mana/vision', 0), id: 'ghost/x', provider: 'ghost' };
-    expect(cache.check(ghost, undefined)).toEqual({ ok: false, reason: 'unconfigured: unknown provider ghost' });
+    expect(cache.check(ghost, undefined)).toEqual({ ok: false, reason: 'unconfigured: unknown provider ghost', kind: 'unconfigured' });
   });
 
   it('cools a target down until a time, then lets it through', () => {
     cache.coolDown('groq/llama-3.1-8b-instant', T0 + 15_000, 'http_429');
-    expect(check('mana/fast-text', 1)).toEqual({ ok: false, reason: 'cooling_down', until: T0 + 15_000 });
+    expect(check('mana/fast-text', 1)).toEqual({ ok: false, reason: 'cooling_down', kind: 'cooling_down', until: T0 + 15_000 });
     // other models of the same provider are not affected
     expect(check('mana/reasoning', 0)).toEqual({ ok: true });
     // a shorter cooldown does not cut a longer one short
@@ -93,7 +93,7 @@ describe('HealthCache check order and reasons', () => {
     cache.coolDown('local/qwen', T0 + 99_000, 'http_503');
     expect(check('mana/structured', 0)).toMatchObject({ reason: 'cooling_down' });
     cache.recordProbe('local', { ok: true, models: ['other'] }, settings);
-    expect(check('mana/structured', 0)).toEqual({ ok: false, reason: 'model_missing' });
+    expect(check('mana/structured', 0)).toEqual({ ok: false, reason: 'model_missing', kind: 'model_missing' });
     cache.reportFailure('local', 'reset', settings);
     expect(check('mana/structured', 0)).toMatchObject({ reason: 'unhealthy' });
     cache.coolDown('together/meta-llama/Llama-3.3-70B', T0 + 99_000, 'http_503');
@@ -107,11 +107,11 @@ describe('HealthCache model listings', () => {
   it('skips an ollama model that is not pulled until a probe lists it', () => {
     expect(check('mana/long-form', 0)).toEqual({ ok: true }); // no listing yet: assume present
     cache.recordProbe('ollama', { ok: true, models: ['gemma3:4b', 'llava:latest'] }, settings());
-    expect(check('mana/long-form', 0)).toEqual({ ok: false, reason: 'model_missing' });
+    expect(check('mana/long-form', 0)).toEqual({ ok: false, reason: 'model_missing', kind: 'model_missing' });
     expect(check('mana/fast-text', 0)).toEqual({ ok: true });
     expect(check('mana/vision', 0)).toEqual({ ok: true }); // `llava` means `llava:latest`
     cache.recordProbe('ollama', { ok: false, error: 'refused' }, settings()); // a failed probe keeps the last listing
-    expect(check('mana/long-form', 0)).toEqual({ ok: false, reason: 'model_missing' });
+    expect(check('mana/long-form', 0)).toEqual({ ok: false, reason: 'model_missing', kind: 'model_missing' });
     cache.recordProbe('ollama', { ok: true, models: ['gemma3:4b', 'gemma3:12b'] }, settings());
     expect(check('mana/long-form', 0)).toEqual({ ok: true });
   });
@@ -119,7 +119,7 @@ describe('HealthCache model listings', () => {
   it('checks openai listings only with check_models', () => {
     cache.recordProbe('local', { ok: true, models: ['llama'] }, settings());
     cache.recordProbe('loose', { ok: true, models: ['llama'] }, settings());
-    expect(check('mana/structured', 0)).toEqual({ ok: false, reason: 'model_missing' });
+    expect(check('mana/structured', 0)).toEqual({ ok: false, reason: 'model_missing', kind: 'model_missing' });
     expect(check('mana/structured', 1)).toEqual({ ok: true });
   });
 });
@@ -141,11 +141,11 @@ describe('HealthCache soonestRecovery', () => {
     const settings = { ...snapshot.settings, failureThreshold: 1, unhealthyPeriodMs: 60_000 };
     cache.reportFailure('ollama', 'refused', settings);
     cache.coolDown('ollama/gemma3:4b', T0 + 90_000, 'http_503');
-    expect(check('mana/fast-text', 0)).toEqual({ ok: false, reason: 'unhealthy', until: T0 + 90_000 });
+    expect(check('mana/fast-text', 0)).toEqual({ ok: false, reason: 'unhealthy', kind: 'unhealthy', until: T0 + 90_000 });
     clock.now = T0 + 60_000; // the breaker is half-open now: only the cooldown is left
-    expect(check('mana/fast-text', 0)).toEqual({ ok: false, reason: 'cooling_down', until: T0 + 90_000 });
+    expect(check('mana/fast-text', 0)).toEqual({ ok: false, reason: 'cooling_down', kind: 'cooling_down', until: T0 + 90_000 });
     cache.coolDown('ollama/gemma3:4b', T0 + 30_000, 'http_503'); // shorter: ignored
-    expect(check('mana/fast-text', 0)).toEqual({ ok: false, reason: 'cooling_down', until: T0 + 90_000 });
+    expect(check('mana/fast-text', 0)).toEqual({ ok: false, reason: 'cooling_down', kind: 'cooling_down', until: T0 + 90_000 });
   });
 
   it('is undefined when waiting will not help', () => {

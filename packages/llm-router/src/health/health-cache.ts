@@ -1,11 +1,18 @@
-import { unconfiguredReason } from '../config/provider-status.js';
+import { UNCONFIGURED_PREFIX, unconfiguredReason } from '../config/provider-status.js';
 import type { AliasView, ConfigSnapshot, HealthChangeEvent, ProviderConfig, ProviderHealthView, Settings, TargetConfig } from '../types.js';
 import { BreakerState, CircuitBreaker, type BreakerSnapshot, type Flip } from './circuit-breaker.js';
 import { buildAliasViews, buildProviderViews } from './health-views.js';
 import { listingHasModel, listingIsAuthoritative } from './model-listing.js';
 import { redactSecrets } from './redact.js';
 
-export type HealthCheck = { ok: true } | { ok: false; reason: string; until?: number };
+/** Why a target is skipped; the pre-check's reasons in the order it tests them. */
+export type HealthBlock = 'unconfigured' | 'unhealthy' | 'model_missing' | 'cooling_down';
+
+/**
+ * `kind` is the block, for code to switch on; `reason` is the text attempts and
+ * errors show (`unconfigured: <why>`, else the kind itself).
+ */
+export type HealthCheck = { ok: true } | { ok: false; reason: string; kind: HealthBlock; until?: number };
 
 export type ProbeResult = { ok: true; models?: readonly string[] } | { ok: false; error: string };
 
@@ -55,18 +62,18 @@ export class HealthCache {
    * and the views read it from here.
    */
   check(target: TargetConfig, provider: ProviderConfig | undefined): HealthCheck {
-    if (provider === undefined) return { ok: false, reason: `unconfigured: unknown provider ${target.provider}` };
+    if (provider === undefined) return { ok: false, reason: `${UNCONFIGURED_PREFIX}unknown provider ${target.provider}`, kind: 'unconfigured' };
     this.knownProviders.set(provider.name, provider);
     const unconfigured = unconfiguredReason(provider);
-    if (unconfigured !== undefined) return { ok: false, reason: `unconfigured: ${unconfigured}` };
+    if (unconfigured !== undefined) return { ok: false, reason: UNCONFIGURED_PREFIX + unconfigured, kind: 'unconfigured' };
     const breaker = this.breakers.get(provider.name)?.snapshot();
     const openUntil = breaker?.state === BreakerState.Open ? breaker.openUntil : undefined;
     const missing = this.isModelMissing(target, provider);
     const cooldown = this.cooldownOf(target.id);
     if (openUntil === undefined && !missing && cooldown === undefined) return { ok: true };
-    const reason = openUntil !== undefined ? 'unhealthy' : missing ? 'model_missing' : 'cooling_down';
-    if (missing) return { ok: false, reason };
-    return { ok: false, reason, until: Math.max(openUntil ?? 0, cooldown?.until ?? 0) };
+    const kind = openUntil !== undefined ? 'unhealthy' : missing ? 'model_missing' : 'cooling_down';
+    if (missing) return { ok: false, reason: kind, kind };
+    return { ok: false, reason: kind, kind, until: Math.max(openUntil ?? 0, cooldown?.until ?? 0) };
   }
 
   reportSuccess(provider: string): void {

@@ -81,7 +81,7 @@ describe('HealthProbe.runOnce', () => {
     const { probe } = makeProbe({ ollama: [{ models: ['gemma3:4b'] }] });
     await probe.runOnce();
     const longForm = snapshot.aliases.get('mana/long-form')!.chain[0]!;
-    expect(cache.check(longForm, snapshot.providers.get('ollama'))).toEqual({ ok: false, reason: 'model_missing' });
+    expect(cache.check(longForm, snapshot.providers.get('ollama'))).toEqual({ ok: false, reason: 'model_missing', kind: 'model_missing' });
   });
 
   it('bounds each probe by probe_timeout and aborts it', async () => {

@@ -1,4 +1,4 @@
-import { unconfiguredReason } from '../config/provider-status.js';
+import { UNCONFIGURED_PREFIX, unconfiguredReason } from '../config/provider-status.js';
 import type { AliasView, ConfigSnapshot, ProviderHealthView, TargetView } from '../types.js';
 import { BreakerState } from './circuit-breaker.js';
 import type { HealthCache } from './health-cache.js';
@@ -45,15 +45,18 @@ export function buildAliasViews(cache: HealthCache, snapshot: ConfigSnapshot): A
       const base = { target: target.id, provider: target.provider, model: target.model, weight: target.weight };
       const check = cache.check(target, snapshot.providers.get(target.provider));
       if (check.ok) return { ...base, state: 'healthy', until: null, reason: null };
-      if (check.reason.startsWith('unconfigured')) {
-        return { ...base, state: 'unconfigured', until: null, reason: check.reason.replace(/^unconfigured:\s*/, '') };
+      switch (check.kind) {
+        case 'unconfigured':
+          return { ...base, state: 'unconfigured', until: null, reason: check.reason.slice(UNCONFIGURED_PREFIX.length) };
+        case 'cooling_down': {
+          const cooldown = cache.cooldownOf(target.id);
+          return { ...base, state: 'cooling_down', until: iso(check.until), reason: cooldown === undefined ? null : redactSecrets(cooldown.reason, secrets) };
+        }
+        case 'unhealthy':
+          return { ...base, state: 'unhealthy', until: iso(check.until), reason: null };
+        case 'model_missing':
+          return { ...base, state: 'model_missing', until: null, reason: `${target.model} is not listed by ${target.provider}` };
       }
-      if (check.reason === 'cooling_down') {
-        const cooldown = cache.cooldownOf(target.id);
-        return { ...base, state: 'cooling_down', until: iso(check.until), reason: cooldown === undefined ? null : redactSecrets(cooldown.reason, secrets) };
-      }
-      if (check.reason === 'unhealthy') return { ...base, state: 'unhealthy', until: iso(check.until), reason: null };
-      return { ...base, state: 'model_missing', until: null, reason: `${target.model} is not listed by ${target.provider}` };
     }),
   }));
 }
