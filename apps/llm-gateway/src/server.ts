@@ -1,21 +1,16 @@
 /**
  * The HTTP server: raw node:http (no framework on the hot path), timeouts so a
- * slow or broken client cannot hold a connection, and a flat dispatch by path.
+ * slow or broken client cannot hold a connection, and dispatch through the
+ * route table (`routes/gateway-routes.ts`) with one error funnel.
  */
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { GatewayContext } from './context.js';
-import { apiKeyError } from './http/auth.js';
 import { errorBody, gatewayError } from './http/errors.js';
 import { requestIdOf } from './http/request-id.js';
 import { sendError, type Headers } from './http/respond.js';
+import { authError, type RouteMatch, type RouteTable } from './http/route-table.js';
 import { requestLogLine } from './logging.js';
-import { handleAdminReload } from './routes/admin-reload.js';
-import { handleAliases } from './routes/aliases.js';
-import { handleChatCompletions } from './routes/chat-completions.js';
-import { handleHealth } from './routes/health.js';
-import { handleMetrics } from './routes/metrics.js';
-import { handleModel, handleModels } from './routes/models.js';
-import { handleHealthz, handleReadyz } from './routes/probes.js';
+import { gatewayRouteTable } from './routes/gateway-routes.js';
 
 export const SERVER_TIMEOUTS = {
   headersTimeoutMs: 15_000, // 15 s to send the request head (capped by the request timeout)
@@ -31,77 +26,56 @@ function pathOf(url: string | undefined): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
-function methodNotAllowed(ctx: GatewayContext, res: ServerResponse, requestId: string, allow: string): void {
-  sendError(res, ctx.state, gatewayError('method_not_allowed', `Use ${allow} on this path.`), {
-    'x-request-id': requestId,
-    allow,
-  });
-}
+/** A route to run, or a request already answered (404, 405, refused by auth), logged by its route or not. */
+type Admission = Extract<RouteMatch, { kind: 'route' }> | 'answered' | 'answered_and_logged';
 
-/** Sends the 401 and returns true when the request lacks an accepted API key. */
-function needsApiKey(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
-  const error = apiKeyError(ctx.apiKeys, req);
-  if (error === undefined) return false;
-  sendError(res, ctx.state, error, { 'x-request-id': requestId });
-  return true;
-}
-
-/** Routes a request. Chat completions log their own line; other routes are logged by `handle` at debug level. */
-function dispatch(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string, path: string): void | Promise<void> {
-  const method = req.method;
-
-  switch (path) {
-    case '/healthz':
-      return method === 'GET' || method === 'HEAD' ? handleHealthz(ctx, res) : methodNotAllowed(ctx, res, requestId, 'GET');
-    case '/readyz':
-      return method === 'GET' || method === 'HEAD' ? handleReadyz(ctx, res) : methodNotAllowed(ctx, res, requestId, 'GET');
-    case '/metrics':
-      return method === 'GET' ? handleMetrics(ctx, res, requestId) : methodNotAllowed(ctx, res, requestId, 'GET');
-    case '/admin/reload':
-      return method === 'POST' ? handleAdminReload(ctx, req, res, requestId) : methodNotAllowed(ctx, res, requestId, 'POST');
-    case '/v1/models':
-    case '/models':
-      if (method !== 'GET') return methodNotAllowed(ctx, res, requestId, 'GET');
-      if (needsApiKey(ctx, req, res, requestId)) return;
-      return handleModels(ctx, res, requestId);
-    case '/v1/aliases':
-      if (method !== 'GET') return methodNotAllowed(ctx, res, requestId, 'GET');
-      if (needsApiKey(ctx, req, res, requestId)) return;
-      return handleAliases(ctx, res, requestId);
-    case '/v1/health':
-      if (method !== 'GET') return methodNotAllowed(ctx, res, requestId, 'GET');
-      if (needsApiKey(ctx, req, res, requestId)) return;
-      return handleHealth(ctx, res, requestId);
+/** Matches the route and runs its auth step; answers 404, 405 and refusals itself. */
+function admit(
+  ctx: GatewayContext,
+  table: RouteTable,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  path: string,
+  startedAt: number,
+): Admission {
+  const method = req.method ?? '';
+  const match = table.match(method, path);
+  if (match.kind === 'not_found') {
+    sendError(res, ctx.state, gatewayError('not_found', `No route for ${method} ${path.slice(0, 200)}.`), { 'x-request-id': requestId });
+    return 'answered';
   }
-
-  if (path.startsWith('/v1/models/')) {
-    if (method !== 'GET') return methodNotAllowed(ctx, res, requestId, 'GET');
-    if (needsApiKey(ctx, req, res, requestId)) return;
-    let id: string;
-    try {
-      id = decodeURIComponent(path.slice('/v1/models/'.length));
-    } catch {
-      id = path.slice('/v1/models/'.length);
-    }
-    return handleModel(ctx, res, requestId, id);
+  if (match.kind === 'method_not_allowed') {
+    sendError(res, ctx.state, gatewayError('method_not_allowed', `Use ${match.allow} on this path.`), {
+      'x-request-id': requestId,
+      allow: match.allow,
+    });
+    return 'answered';
   }
-
-  sendError(res, ctx.state, gatewayError('not_found', `No route for ${method ?? ''} ${path.slice(0, 200)}.`), {
-    'x-request-id': requestId,
-  });
+  const refusal = authError(ctx, match.route.auth, req);
+  if (refusal === undefined) return match;
+  if (match.route.refused === undefined) {
+    sendError(res, ctx.state, refusal, { 'x-request-id': requestId });
+    return 'answered';
+  }
+  match.route.refused(ctx, req, res, requestId, startedAt, refusal);
+  return match.route.logsItself === true ? 'answered_and_logged' : 'answered';
 }
 
-/** Runs a route; an unexpected error becomes a 500 (or a closed stream), never a crash. */
-async function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, startedAt: number): Promise<void> {
+/**
+ * The error funnel: whatever a route throws becomes a 500 internal_error with
+ * X-Request-Id (or a closed connection once the head was sent), never a crash.
+ */
+async function handle(ctx: GatewayContext, table: RouteTable, req: IncomingMessage, res: ServerResponse, startedAt: number): Promise<void> {
   let requestId = '';
   const path = pathOf(req.url);
+  let admission: Admission = 'answered';
   try {
     requestId = requestIdOf(req.headers['x-request-id']);
-    if (path === '/v1/chat/completions' || path === '/chat/completions') {
-      if (req.method === 'POST') return await handleChatCompletions(ctx, req, res, requestId, startedAt);
-      return methodNotAllowed(ctx, res, requestId, 'POST');
+    admission = admit(ctx, table, req, res, requestId, path, startedAt);
+    if (typeof admission === 'object') {
+      await admission.route.handler(ctx, req, res, requestId, admission.params, startedAt);
     }
-    await dispatch(ctx, req, res, requestId, path);
   } catch (error) {
     ctx.logger.error({ req_id: requestId || undefined, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unhandled route error');
     // The id lets an operator find this request's log line; it is known unless requestIdOf itself threw.
@@ -110,7 +84,9 @@ async function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResp
     else res.destroy();
     return;
   }
-  if (ctx.logger.isLevelEnabled('debug')) {
+  const loggedByRoute =
+    admission === 'answered_and_logged' || (typeof admission === 'object' && admission.route.logsItself === true);
+  if (!loggedByRoute && ctx.logger.isLevelEnabled('debug')) {
     ctx.logger.debug(
       requestLogLine({
         requestId,
@@ -124,7 +100,7 @@ async function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResp
   }
 }
 
-export function createGatewayServer(ctx: GatewayContext, requestTimeoutMs: number): Server {
+export function createGatewayServer(ctx: GatewayContext, requestTimeoutMs: number, table: RouteTable = gatewayRouteTable()): Server {
   const server = createServer(
     {
       headersTimeout: Math.min(SERVER_TIMEOUTS.headersTimeoutMs, requestTimeoutMs),
@@ -135,7 +111,7 @@ export function createGatewayServer(ctx: GatewayContext, requestTimeoutMs: numbe
       noDelay: true,
     },
     (req, res) => {
-      void handle(ctx, req, res, performance.now());
+      void handle(ctx, table, req, res, performance.now());
     },
   );
   // A malformed request, oversized headers or a request not received in time:

@@ -1,5 +1,5 @@
 /**
- * POST /v1/chat/completions: auth → read body → validate → router.execute →
+ * POST /v1/chat/completions (after the route table's api_key step): read body → validate → router.execute →
  * relay (JSON, the upstream's own 4xx, or an SSE stream: relay-stream.ts). Thin on purpose: the
  * decisions (which target, when to fail over) live in @mana/llm-router.
  */
@@ -7,7 +7,6 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRouterError, type Priority, type RouterResult } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
-import { apiKeyError } from '../http/auth.js';
 import { BodyError, readBody } from '../http/read-body.js';
 import { ClientAbort } from '../http/client-abort.js';
 import { discardBodyThenClose } from '../http/linger.js';
@@ -79,9 +78,25 @@ export async function handleChatCompletions(
   }
 }
 
+/** A request the auth step refused: answered, counted and logged like any other chat completion. */
+export function refuseChatCompletion(
+  ctx: GatewayContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  startedAt: number,
+  error: GatewayError,
+): void {
+  const ex = new Exchange(requestId, startedAt);
+  ctx.metrics.requestStarted();
+  try {
+    fail(ctx, res, ex, error);
+  } finally {
+    finishExchange(ctx, req, ex);
+  }
+}
+
 async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
-  const authError = apiKeyError(ctx.apiKeys, req);
-  if (authError !== undefined) return fail(ctx, res, ex, authError);
   if (!isJsonContentType(req.headers['content-type'])) {
     return fail(ctx, res, ex, gatewayError('unsupported_media_type', 'Content-Type must be application/json.'));
   }

@@ -1,0 +1,45 @@
+/**
+ * Every route the gateway serves, with its methods and auth, in one table.
+ * A new route is one entry here; the server does matching, 404/405, auth and
+ * the error funnel (`server.ts`, `http/route-table.ts`).
+ */
+import { RouteTable, type Route } from '../http/route-table.js';
+import { handleAdminReload } from './admin-reload.js';
+import { handleAliases } from './aliases.js';
+import { handleChatCompletions, refuseChatCompletion } from './chat-completions.js';
+import { handleHealth } from './health.js';
+import { handleMetrics } from './metrics.js';
+import { handleModel, handleModels } from './models.js';
+import { handleHealthz, handleReadyz } from './probes.js';
+
+const chatCompletions: Omit<Route, 'path'> = {
+  method: 'POST',
+  auth: 'api_key',
+  handler: (ctx, req, res, requestId, _params, startedAt) => handleChatCompletions(ctx, req, res, requestId, startedAt),
+  refused: refuseChatCompletion,
+  logsItself: true,
+};
+
+export const GATEWAY_ROUTES: readonly Route[] = [
+  // The hot path first (declaration order only matters for the Allow header).
+  { path: '/v1/chat/completions', ...chatCompletions },
+  { path: '/chat/completions', ...chatCompletions },
+  { method: ['GET', 'HEAD'], path: '/healthz', auth: 'none', handler: (ctx, _req, res) => handleHealthz(ctx, res) },
+  { method: ['GET', 'HEAD'], path: '/readyz', auth: 'none', handler: (ctx, _req, res) => handleReadyz(ctx, res) },
+  { method: 'GET', path: '/metrics', auth: 'none', handler: (ctx, _req, res, requestId) => handleMetrics(ctx, res, requestId) },
+  { method: 'POST', path: '/admin/reload', auth: 'admin', handler: (ctx, _req, res, requestId) => handleAdminReload(ctx, res, requestId) },
+  { method: 'GET', path: '/v1/models', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleModels(ctx, res, requestId) },
+  { method: 'GET', path: '/models', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleModels(ctx, res, requestId) },
+  {
+    method: 'GET',
+    path: '/v1/models/:id',
+    auth: 'api_key',
+    handler: (ctx, _req, res, requestId, params) => handleModel(ctx, res, requestId, params.id!),
+  },
+  { method: 'GET', path: '/v1/aliases', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleAliases(ctx, res, requestId) },
+  { method: 'GET', path: '/v1/health', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleHealth(ctx, res, requestId) },
+];
+
+export function gatewayRouteTable(): RouteTable {
+  return new RouteTable(GATEWAY_ROUTES);
+}
