@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidResponseError, UnsupportedRequestError, type HttpFailure } from '../adapters/adapter.js';
 import type { Settings } from '../types.js';
-import { classifyFailure, classifyStreamBreak, parseRetryAfter } from './classify-error.js';
+import { classifyFailure, classifyStreamBreak, MAX_UPSTREAM_DELAY_MS, parseRetryAfter } from './classify-error.js';
 
 const settings: Settings = {
   probeIntervalMs: 30_000,
@@ -104,6 +104,25 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(new Date(now - 5_000).toUTCString(), now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+
+  it('clamps absurd values to MAX_UPSTREAM_DELAY_MS and ignores negative or non-numbers', () => {
+    const realNow = Date.now();
+    expect(MAX_UPSTREAM_DELAY_MS).toBe(3_600_000);
+    expect(parseRetryAfter('10000000000000', realNow)).toBe(MAX_UPSTREAM_DELAY_MS);
+    expect(parseRetryAfter('9'.repeat(400), realNow)).toBe(MAX_UPSTREAM_DELAY_MS); // Infinity seconds
+    expect(parseRetryAfter('Fri, 31 Dec 9999 23:59:59 GMT', realNow)).toBe(MAX_UPSTREAM_DELAY_MS);
+    expect(parseRetryAfter('1.5', realNow)).toBe(1_500);
+    expect(parseRetryAfter('-5', realNow)).toBeUndefined();
+    expect(parseRetryAfter('NaN', realNow)).toBeUndefined();
+    expect(parseRetryAfter('Infinity', realNow)).toBeUndefined();
+  });
+
+  it('a cooldown from an absurd Retry-After is a valid date, at most an hour away', () => {
+    const realNow = Date.now();
+    const d = classifyFailure({ kind: 'http', response: http(429, { 'retry-after': '10000000000000' }) }, { ...ctx, now: realNow });
+    expect(d.coolDownUntil).toBe(realNow + MAX_UPSTREAM_DELAY_MS);
+    expect(new Date(d.coolDownUntil!).toISOString()).toMatch(/^\d{4}-/);
   });
 });
 

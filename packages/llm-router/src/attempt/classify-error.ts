@@ -143,23 +143,39 @@ export function classifyStreamBreak(error: unknown): 'invalid_response' | 'socke
   return code === 'invalid_response' ? 'invalid_response' : 'socket_closed';
 }
 
-/** `Retry-After` as delay-seconds or an HTTP-date → ms from `now`; undefined when absent or unparsable. */
+/**
+ * The longest delay an upstream may impose on us: every time an upstream hands
+ * us (today its `Retry-After`, as delay-seconds or an HTTP-date) is clamped to
+ * this before it becomes a cooldown, a wait or a header. Why: one answer such
+ * as `Retry-After: 10000000000000` would otherwise put a cooldown past the
+ * largest valid Date (every later request to the alias threw "Invalid time
+ * value") or bench a target for centuries. A provider that really needs longer
+ * simply answers 429 again after an hour.
+ */
+export const MAX_UPSTREAM_DELAY_MS = 3_600_000; // 1 h
+
+/** Clamps a delay an upstream asked for into [0, MAX_UPSTREAM_DELAY_MS]; undefined for anything not a number. */
+export function clampUpstreamDelay(ms: number): number | undefined {
+  if (Number.isNaN(ms)) return undefined;
+  return Math.min(Math.max(0, ms), MAX_UPSTREAM_DELAY_MS);
+}
+
+/** `Retry-After` delay-seconds (`120`, also `1.5`) — digits only, so `-5` or `NaN` are junk, not a date. */
+const DELAY_SECONDS = /^\d+(?:\.\d+)?$/;
+
+/**
+ * `Retry-After` as delay-seconds or an HTTP-date → ms from `now`, clamped by
+ * `clampUpstreamDelay`; undefined when absent or unparsable (the configured
+ * `rate_limit_cooldown` applies then).
+ */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
   if (text.length === 0) return undefined;
-  if (isDigits(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
-}
-
-function isDigits(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
+  if (DELAY_SECONDS.test(text)) return clampUpstreamDelay(Number(text) * 1000);
+  // An HTTP-date names its day or month; without a letter Date.parse would read `-5` as the year 2001.
+  if (!/[a-z]/i.test(text)) return undefined;
+  return clampUpstreamDelay(Date.parse(text) - now);
 }
 
 /** The error's code; looks inside AggregateError (Node's happy-eyeballs connect) as well. */
