@@ -138,11 +138,11 @@ describe('bad input: named cases', () => {
     expect(['invalid_json', 'invalid_request', 'invalid_type']).toContain(codeOf(r));
   });
 
-  it('huge strings: a 900 kB model name → 404, a body over --max-body → 413 and the connection closes', async () => {
+  it('huge strings: a 900 kB model name → 400 invalid_model (ids over 256 characters), a body over --max-body → 413 and the connection closes', async () => {
     const r1 = await post(JSON.stringify({ ...valid, model: 'm'.repeat(900_000) }));
-    expect(r1.status).toBe(404);
-    expect(codeOf(r1)).toBe('model_not_found');
-    expect(r1.body.length, 'the 404 does not echo the whole name back').toBeLessThan(4_096);
+    expect(r1.status).toBe(400);
+    expect(codeOf(r1)).toBe('invalid_model');
+    expect(r1.body.length, 'the 400 does not echo the name back').toBeLessThan(4_096);
     const r2 = await post(JSON.stringify({ ...valid, messages: [{ role: 'user', content: 'x'.repeat(MAX_BODY) }] }));
     expect(r2.status).toBe(413);
     expect(codeOf(r2)).toBe('request_too_large');

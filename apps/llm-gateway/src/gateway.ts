@@ -62,6 +62,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
 
   const metrics = new GatewayMetrics({ defaultMetrics: start.defaultMetrics });
   metrics.healthSource(() => router.health());
+  metrics.labelTargetsOf(() => router.config);
   router.on('attempt', (event) => metrics.onAttempt(event));
   router.on('health', (event) => {
     const fields = { provider: event.provider, healthy: event.healthy, reason: event.reason };

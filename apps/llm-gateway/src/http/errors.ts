@@ -19,6 +19,7 @@ export const GATEWAY_ERRORS = {
   missing_messages: { status: 400, type: 'invalid_request_error' },
   invalid_type: { status: 400, type: 'invalid_request_error' },
   invalid_header: { status: 400, type: 'invalid_request_error' },
+  invalid_model: { status: 400, type: 'invalid_request_error' },
   bad_request: { status: 400, type: 'invalid_request_error' },
   request_timeout: { status: 408, type: 'invalid_request_error' },
   headers_too_large: { status: 431, type: 'invalid_request_error' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, exceedsDepth, validateChatRequest } from './validate-chat.js';
+import { MAX_MODEL_ID_LENGTH, validateChatRequest } from './validate-chat.js';
 
 const user = { role: 'user', content: 'hi' };
 
@@ -59,11 +59,15 @@ describe('validateChatRequest', () => {
     expect(v.ok ? undefined : v.error.param).toBe('messages[1].content');
   });
 
-  it('refuses absurd nesting', () => {
-    let deep: unknown = 'x';
-    for (let i = 0; i < MAX_JSON_DEPTH + 5; i++) deep = [deep];
-    expect(exceedsDepth(deep, MAX_JSON_DEPTH)).toBe(true);
-    expect(exceedsDepth({ a: [{ b: 1 }] }, MAX_JSON_DEPTH)).toBe(false);
-    expect(codeOf({ messages: [{ role: 'user', content: 'x', extra: deep }] })).toBe('invalid_request');
+  it('refuses model ids that are too long or not printable ASCII (they are echoed in a header)', () => {
+    expect(codeOf({ model: 'x/' + 'a'.repeat(MAX_MODEL_ID_LENGTH - 2), messages: [user] })).toBeUndefined();
+    expect(codeOf({ model: 'x/' + 'a'.repeat(MAX_MODEL_ID_LENGTH - 1), messages: [user] })).toBe('invalid_model');
+    expect(codeOf({ model: 'up/ok:模型', messages: [user] })).toBe('invalid_model');
+    expect(codeOf({ model: 'up/caf\u00e9', messages: [user] })).toBe('invalid_model');
+    expect(codeOf({ model: 'up/a\r\nx-injected: 1', messages: [user] })).toBe('invalid_model');
+    expect(codeOf({ model: 'up/tab\there', messages: [user] })).toBe('invalid_model');
+    expect(codeOf({ model: 'ollama/llama3.1:8b-instruct-q4_K_M', messages: [user] })).toBeUndefined();
+    const v = validateChatRequest({ model: 'up/ok:模型', messages: [user] });
+    expect(v.ok ? undefined : v.error.param).toBe('model');
   });
 });

@@ -8,7 +8,7 @@ import type { ChatRequestBody } from '@mana/llm-router';
 import type { GatewayErrorCode } from './errors.js';
 
 export interface ChatValidationError {
-  readonly code: Extract<GatewayErrorCode, 'invalid_request' | 'missing_messages' | 'invalid_type'>;
+  readonly code: Extract<GatewayErrorCode, 'invalid_request' | 'missing_messages' | 'invalid_type' | 'invalid_model'>;
   readonly message: string;
   readonly param: string | undefined;
 }
@@ -17,8 +17,27 @@ export type ChatValidation =
   | { readonly ok: true; readonly body: ChatRequestBody; readonly model: string | undefined; readonly stream: boolean }
   | { readonly ok: false; readonly error: ChatValidationError };
 
-/** Deeper JSON than this is refused (protects JSON.stringify further down from stack overflow). */
+/**
+ * Deeper JSON than this is refused, before it is parsed (see json-depth.ts;
+ * also protects JSON.stringify further down from stack overflow).
+ */
 export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Longest `model` accepted (characters). Real ids are far shorter (the longest
+ * public ones are under 100); the limit keeps caller-chosen strings out of
+ * logs, headers and error messages at any size.
+ */
+export const MAX_MODEL_ID_LENGTH = 256;
+
+/**
+ * A model id must be printable ASCII (space to `~`). Why: the id that answered
+ * is echoed in the `X-Mana-LLM-Resolved` header, and a header value cannot hold
+ * control characters or anything past Latin-1 (`up/ok:模型`): writing the head
+ * would throw after the upstream already answered. Refused rather than
+ * encoded, so a client sees in the header exactly the id it sent.
+ */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 const NUMBER_FIELDS = [
   'temperature',
@@ -47,25 +66,6 @@ function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;
-}
-
-/** Iterative depth check: true when `value` nests deeper than `max` arrays/objects. */
-export function exceedsDepth(value: unknown, max: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (depth > max) return true;
-    if (Array.isArray(node)) {
-      for (const child of node) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
-    } else {
-      for (const key in node as Record<string, unknown>) {
-        const child = (node as Record<string, unknown>)[key];
-        if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
-      }
-    }
-  }
-  return false;
 }
 
 function validateMessage(message: unknown, index: number): ChatValidation | undefined {
@@ -111,6 +111,14 @@ export function validateChatRequest(body: unknown): ChatValidation {
     return fail('invalid_type', `'model' must be a string, got ${typeName(model)}.`, 'model');
   }
   if (model === '') return fail('invalid_request', `'model' must not be empty.`, 'model');
+  if (typeof model === 'string') {
+    if (model.length > MAX_MODEL_ID_LENGTH) {
+      return fail('invalid_model', `'model' must be at most ${MAX_MODEL_ID_LENGTH} characters, got ${model.length}.`, 'model');
+    }
+    if (!PRINTABLE_ASCII.test(model)) {
+      return fail('invalid_model', `'model' may only contain printable ASCII characters (no control characters, no non-ASCII letters).`, 'model');
+    }
+  }
 
   const messages = body.messages;
   if (messages === undefined || messages === null) {
@@ -152,9 +160,6 @@ export function validateChatRequest(body: unknown): ChatValidation {
   const stop = body.stop;
   if (stop !== undefined && stop !== null && typeof stop !== 'string' && !Array.isArray(stop)) {
     return fail('invalid_type', `'stop' must be a string or an array of strings, got ${typeName(stop)}.`, 'stop');
-  }
-  if (exceedsDepth(body, MAX_JSON_DEPTH)) {
-    return fail('invalid_request', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   }
   return {
     ok: true,

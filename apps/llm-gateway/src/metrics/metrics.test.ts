@@ -1,9 +1,17 @@
+import { parseConfig } from '@mana/llm-router';
 import { describe, expect, it } from 'vitest';
-import { GatewayMetrics, reasonLabel } from './metrics.js';
+import { GatewayMetrics, OTHER_TARGET_LABEL, reasonLabel } from './metrics.js';
+
+const CONFIG = parseConfig(
+  'providers:\n  local: { type: ollama, base_url: "http://127.0.0.1:1" }\n  cloud: { type: openai, base_url: "http://127.0.0.1:2/v1", api_key_required: false }\n' +
+    'aliases:\n' +
+    ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision'].map((a) => `  ${a}: [local/m1, cloud/m2]\n`).join(''),
+);
 
 describe('GatewayMetrics', () => {
   it('exposes the documented metric names', async () => {
     const m = new GatewayMetrics({ defaultMetrics: false });
+    m.labelTargetsOf(() => CONFIG);
     m.onAttempt({
       requestId: 'r1',
       alias: 'mana/fast-text',
@@ -36,6 +44,32 @@ describe('GatewayMetrics', () => {
     expect(text).toContain('mana_llm_request_duration_seconds_count{alias="mana/fast-text",stream="false"} 1');
     expect(text).toContain('mana_llm_time_to_first_byte_seconds_bucket');
     expect(text).toContain('mana_llm_in_flight_requests 0');
+  });
+
+  it('labels targets only with ids from the config: any other direct id counts under one value', async () => {
+    const m = new GatewayMetrics({ defaultMetrics: false });
+    m.labelTargetsOf(() => CONFIG);
+    for (let i = 0; i < 100; i++) {
+      const target = `cloud/caller-chosen-${i}`;
+      m.onAttempt({
+        requestId: `r${i}`,
+        alias: undefined,
+        attempt: { target, provider: 'cloud', model: target.slice(6), outcome: 'failed', reason: 'http_500', durationMs: 1, failedOver: true },
+        nextTarget: `cloud/next-${i}`,
+      });
+      m.requestStarted();
+      m.requestFinished({ alias: 'direct', target, status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
+    }
+    m.requestStarted();
+    m.requestFinished({ alias: 'direct', target: 'cloud/m2', status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
+    const text = await m.text();
+    expect(text).not.toContain('caller-chosen');
+    expect(text).toContain(`mana_llm_attempts_total{target="${OTHER_TARGET_LABEL}",outcome="failed"} 100`);
+    expect(text).toContain(`mana_llm_fallback_total{from_model="${OTHER_TARGET_LABEL}",to_model="${OTHER_TARGET_LABEL}",reason="http_500"} 100`);
+    expect(text).toContain(`mana_llm_requests_total{alias="direct",target="${OTHER_TARGET_LABEL}",status="200"} 100`);
+    expect(text).toContain(`mana_llm_alias_resolved_total{alias="direct",target="${OTHER_TARGET_LABEL}"} 100`);
+    // A direct id that an alias chain names keeps its own label.
+    expect(text).toContain('mana_llm_requests_total{alias="direct",target="cloud/m2",status="200"} 1');
   });
 
   it('keeps reason labels bounded', () => {

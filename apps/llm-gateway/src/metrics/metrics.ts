@@ -7,12 +7,19 @@
  * provider health is read from the router at scrape time.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AttemptEvent, ProviderHealthView } from '@mana/llm-router';
+import type { AttemptEvent, ConfigSnapshot, ProviderHealthView } from '@mana/llm-router';
 
 /** Label value when a request had no alias (a direct `provider/model`). */
 export const DIRECT_ALIAS_LABEL = 'direct';
 /** Label value when a request never got as far as an alias or target. */
 export const NONE_LABEL = 'none';
+/**
+ * `target` label value for every target that is in no alias chain of the
+ * current config: a direct `provider/model` is chosen by the caller, and one
+ * label value per distinct id would grow the registry (and every scrape)
+ * without bound. Target ids contain a `/`, so this never collides with one.
+ */
+export const OTHER_TARGET_LABEL = 'other';
 
 export interface FinishedRequest {
   readonly alias: string;
@@ -59,6 +66,9 @@ export class GatewayMetrics {
     },
   });
   private healthReader: (() => readonly ProviderHealthView[]) | undefined;
+  private configReader: (() => ConfigSnapshot) | undefined;
+  /** The chain targets of the last snapshot seen (recomputed when a reload swaps it). */
+  private labelled: { snapshot: ConfigSnapshot; targets: ReadonlySet<string> } | undefined;
   private readonly requests = new Counter({
     name: 'mana_llm_requests_total',
     help: 'Chat completion requests by alias, answering target and HTTP status.',
@@ -122,12 +132,33 @@ export class GatewayMetrics {
     return c;
   }
 
+  /** Target label values come from this config only (see OTHER_TARGET_LABEL). */
+  labelTargetsOf(read: () => ConfigSnapshot): void {
+    this.configReader = read;
+  }
+
+  /** A target id as a label value: itself when some alias chain of the config names it, else `other`. */
+  targetLabel(target: string): string {
+    if (target === NONE_LABEL) return target;
+    const snapshot = this.configReader?.();
+    if (snapshot === undefined) return OTHER_TARGET_LABEL;
+    let labelled = this.labelled;
+    if (labelled?.snapshot !== snapshot) {
+      const targets = new Set<string>();
+      for (const alias of snapshot.aliases.values()) for (const t of alias.chain) targets.add(t.id);
+      labelled = this.labelled = { snapshot, targets };
+    }
+    return labelled.targets.has(target) ? target : OTHER_TARGET_LABEL;
+  }
+
   /** Feed from router `attempt` events. */
   onAttempt(event: AttemptEvent): void {
     const a = event.attempt;
-    this.child('attempts', this.attempts, a.target, a.outcome).inc();
+    const target = this.targetLabel(a.target);
+    this.child('attempts', this.attempts, target, a.outcome).inc();
     if (a.failedOver) {
-      this.child('fallback', this.fallback, a.target, event.nextTarget ?? NONE_LABEL, reasonLabel(a.reason)).inc();
+      const next = event.nextTarget === undefined ? NONE_LABEL : this.targetLabel(event.nextTarget);
+      this.child('fallback', this.fallback, target, next, reasonLabel(a.reason)).inc();
     }
   }
 
@@ -149,8 +180,9 @@ export class GatewayMetrics {
   requestFinished(r: FinishedRequest): void {
     this.inFlight.dec();
     const stream = r.stream ? 'true' : 'false';
-    this.child('requests', this.requests, r.alias, r.target, String(r.status)).inc();
-    if (r.status < 400 && r.target !== NONE_LABEL) this.child('resolved', this.aliasResolved, r.alias, r.target).inc();
+    const target = this.targetLabel(r.target);
+    this.child('requests', this.requests, r.alias, target, String(r.status)).inc();
+    if (r.status < 400 && r.target !== NONE_LABEL) this.child('resolved', this.aliasResolved, r.alias, target).inc();
     this.child('duration', this.duration, r.alias, stream).observe(r.durationSeconds);
     if (r.ttfbSeconds !== undefined) this.child('ttfb', this.ttfb, r.alias, stream).observe(r.ttfbSeconds);
   }

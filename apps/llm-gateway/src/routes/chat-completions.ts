@@ -12,7 +12,8 @@ import { ClientAbort } from '../http/client-abort.js';
 import { discardBodyThenClose } from '../http/linger.js';
 import { fromRouterError, gatewayError, upstreamCallsOf, type GatewayError } from '../http/errors.js';
 import { sendError, sendJson, sendText, type Headers } from '../http/respond.js';
-import { validateChatRequest } from '../http/validate-chat.js';
+import { exceedsJsonDepth } from '../http/json-depth.js';
+import { MAX_JSON_DEPTH, validateChatRequest } from '../http/validate-chat.js';
 import { DEFAULT_ALIAS } from '@mana/llm-aliases';
 import { Exchange, finishExchange } from './exchange.js';
 import { closeStream, relayStream } from './relay-stream.js';
@@ -133,9 +134,14 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
   if (!isUtf8(raw)) {
     return fail(ctx, res, ex, gatewayError('invalid_utf8', 'The request body is not valid UTF-8.'));
   }
+  const text = raw.toString('utf8');
+  // Before parsing: V8 takes seconds over a body of deeply nested brackets (see json-depth.ts).
+  if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
+    return fail(ctx, res, ex, gatewayError('invalid_request', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`));
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
     return fail(ctx, res, ex, gatewayError('invalid_json', 'The request body is not valid JSON.'));
   }
