@@ -1,52 +1,54 @@
-import type { Attempt } from './types.js';
+import type { RequestOutcome } from './types.js';
 
 /**
- * Stable error codes. Callers switch on `code`, never on message text.
- * `status` is the HTTP status a gateway should answer with.
+ * Stable error codes: what happened, in the router's own terms. The router
+ * knows no HTTP; a caller (the gateway) decides, in one table of its own, what
+ * its protocol says about each code. Callers switch on `code`, never on text.
  */
-export const ROUTER_ERROR_STATUS = {
-  invalid_config: 500,
-  unknown_model: 404,
-  invalid_request: 400,
-  no_healthy_provider: 503,
-  upstream_failed: 502,
-  stream_interrupted: 502,
-  aborted: 499,
+export type RouterErrorCode =
+  | 'invalid_config'
+  | 'unknown_model'
+  | 'invalid_request'
+  /** Every target was skipped because none can honour a request parameter (`param`). */
+  | 'unsupported_parameter'
+  /** Every target was skipped because none can express the request (e.g. a remote image for Ollama). */
+  | 'unsupported_request'
+  | 'no_healthy_provider'
+  | 'upstream_failed'
+  | 'stream_interrupted'
+  | 'aborted'
   /** `execute()` after `close()`: this router takes no more requests (nothing upstream was asked). */
-  router_closed: 503,
-} as const;
-
-export type RouterErrorCode = keyof typeof ROUTER_ERROR_STATUS;
+  | 'router_closed';
 
 export interface RouterErrorOptions {
   cause?: unknown;
-  attempts?: readonly Attempt[];
-  /** For `no_healthy_provider`: seconds until the soonest target recovers. */
-  retryAfterSeconds?: number;
+  /** What the request got to before it ended; empty when it ended before any attempt. */
+  outcome?: RequestOutcome;
   /** For `unknown_model`: the aliases that do exist. */
   knownAliases?: readonly string[];
-  /** For `stream_interrupted`: the target whose stream broke. */
-  target?: string;
+  /** For `unsupported_parameter`: the request parameter no target can honour. */
+  param?: string;
+}
+
+/** The outcome of a request that ended before its first attempt. */
+export function noAttempts(alias: string | undefined = undefined): RequestOutcome {
+  return { alias, target: undefined, attempts: [], upstreamCalls: 0, retryAfterSeconds: undefined };
 }
 
 /** The one error type the router throws. Messages never contain secrets. */
 export class RouterError extends Error {
   override readonly name = 'RouterError';
   readonly code: RouterErrorCode;
-  readonly status: number;
-  readonly attempts: readonly Attempt[];
-  readonly retryAfterSeconds: number | undefined;
+  readonly outcome: RequestOutcome;
   readonly knownAliases: readonly string[];
-  readonly target: string | undefined;
+  readonly param: string | undefined;
 
   constructor(code: RouterErrorCode, message: string, options: RouterErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
-    this.status = ROUTER_ERROR_STATUS[code];
-    this.attempts = options.attempts ?? [];
-    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.outcome = options.outcome ?? noAttempts();
     this.knownAliases = options.knownAliases ?? [];
-    this.target = options.target;
+    this.param = options.param;
   }
 }
 

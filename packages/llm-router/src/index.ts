@@ -1,6 +1,6 @@
 /** @mana/llm-router — public API (re-exports only). */
 export type * from './types.js';
-export { RouterError, isRouterError, ROUTER_ERROR_STATUS } from './errors.js';
+export { RouterError, isRouterError } from './errors.js';
 export type { RouterErrorCode, RouterErrorOptions } from './errors.js';
 export { parseConfig, loadConfigFile, DEFAULT_SETTINGS } from './config/load-config.js';
 export type { ParseConfigOptions } from './config/load-config.js';

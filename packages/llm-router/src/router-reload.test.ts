@@ -37,14 +37,14 @@ describe('reload', () => {
     router.on('reload', (e) => events.push(e));
     const ask = () => router.execute({ model: 'mana/long-form', body: { messages: [{ role: 'user', content: 'x' }] }, stream: false });
     try {
-      expect((await ask()).target).toBe('a/m1');
+      expect((await ask()).outcome.target).toBe('a/m1');
 
       await writeFile(path, 'aliases:\n  mana/long-form: []\n');
       const bad = await router.reload();
       expect(bad.ok).toBe(false);
       if (!bad.ok) expect(bad.error).toMatch(/long-form/);
       expect(events.at(-1)).toMatchObject({ ok: false, source: path });
-      expect((await ask()).target).toBe('a/m1');
+      expect((await ask()).outcome.target).toBe('a/m1');
 
       // Make provider b unhealthy, then reload a config that still uses it.
       b.setProbeStatus(503);
@@ -56,7 +56,7 @@ describe('reload', () => {
       expect(router.config).not.toBe(before);
       expect(events.at(-1)).toMatchObject({ ok: true });
       const result = await ask();
-      expect(result.attempts.map((x) => `${x.target}:${x.outcome}`)).toEqual(['b/m2:skipped', 'a/m1:ok']);
+      expect(result.outcome.attempts.map((x) => `${x.target}:${x.outcome}`)).toEqual(['b/m2:skipped', 'a/m1:ok']);
     } finally {
       await router.close();
     }
@@ -72,8 +72,8 @@ describe('reload', () => {
       await a.waitForRequest();
       await writeFile(path, yaml('[b/m2]'));
       expect((await router.reload()).ok).toBe(true);
-      expect((await pending).target).toBe('a/m1');
-      expect((await router.execute({ model: 'mana/long-form', body: { messages: [] }, stream: false })).target).toBe('b/m2');
+      expect((await pending).outcome.target).toBe('a/m1');
+      expect((await router.execute({ model: 'mana/long-form', body: { messages: [] }, stream: false })).outcome.target).toBe('b/m2');
     } finally {
       a.reset();
       await router.close();

@@ -63,11 +63,11 @@ describe('router: non-streaming', () => {
   it('answers from a single healthy target with the model rewritten and the key sent', async () => {
     a.on('m1', { kind: 'answer', content: 'hello', usage: { prompt_tokens: 3, completion_tokens: 2 } });
     const result = json(await ask(start()));
-    expect(result.target).toBe('a/m1');
-    expect(result.upstreamCalls).toBe(1);
+    expect(result.outcome.target).toBe('a/m1');
+    expect(result.outcome.upstreamCalls).toBe(1);
     expect(result.usage).toEqual({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
     expect((result.body.choices as { message: { content: string } }[])[0]?.message.content).toBe('hello');
-    expect(result.attempts).toMatchObject([{ target: 'a/m1', outcome: 'ok', failedOver: false }]);
+    expect(result.outcome.attempts).toMatchObject([{ target: 'a/m1', outcome: 'ok', failedOver: false }]);
     const req = a.requests[0]!;
     expect(req.model).toBe('m1');
     expect(req.headers.authorization).toBe(`Bearer ${KEY_A}`);
@@ -84,13 +84,13 @@ describe('router: non-streaming', () => {
     const r = start({ aBase: `http://127.0.0.1:${deadPort}/v1` });
     for (let i = 0; i < 2; i++) {
       const result = json(await ask(r));
-      expect(result.target).toBe('b/m2');
-      expect(result.attempts[0]).toMatchObject({ target: 'a/m1', outcome: 'failed', reason: 'connect_refused', failedOver: true });
+      expect(result.outcome.target).toBe('b/m2');
+      expect(result.outcome.attempts[0]).toMatchObject({ target: 'a/m1', outcome: 'failed', reason: 'connect_refused', failedOver: true });
     }
     expect(r.health().find((p) => p.provider === 'a')?.healthy).toBe(false);
     const third = json(await ask(r));
-    expect(third.attempts[0]).toMatchObject({ outcome: 'skipped', reason: 'unhealthy' });
-    expect(third.upstreamCalls).toBe(1);
+    expect(third.outcome.attempts[0]).toMatchObject({ outcome: 'skipped', reason: 'unhealthy' });
+    expect(third.outcome.upstreamCalls).toBe(1);
     expect(b.count()).toBe(3);
   });
 
@@ -103,7 +103,7 @@ describe('router: non-streaming', () => {
     const result = json(await ask(r));
     expect(a.count()).toBe(0);
     expect(b.count()).toBe(1);
-    expect(result.attempts.map((x) => [x.target, x.outcome, x.reason])).toEqual([
+    expect(result.outcome.attempts.map((x) => [x.target, x.outcome, x.reason])).toEqual([
       ['a/m1', 'skipped', 'unhealthy'],
       ['b/m2', 'ok', 'ok'],
     ]);
@@ -117,10 +117,9 @@ describe('router: non-streaming', () => {
     await r.probeNow();
     const error = await failure(ask(r));
     expect(error.code).toBe('no_healthy_provider');
-    expect(error.status).toBe(503);
-    expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect(error.retryAfterSeconds).toBeLessThanOrEqual(60);
-    expect(error.attempts.map((x) => `${x.target}:${x.outcome}:${x.reason}`)).toEqual([
+    expect(error.outcome.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(error.outcome.retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(error.outcome.attempts.map((x) => `${x.target}:${x.outcome}:${x.reason}`)).toEqual([
       'a/m1:skipped:unhealthy',
       'b/m2:skipped:unhealthy',
     ]);
@@ -135,8 +134,8 @@ describe('router: non-streaming', () => {
     await r.probeNow();
     await r.probeNow();
     const result = json(await ask(r));
-    expect(result.target).toBe('a/m1');
-    expect(result.attempts.map((x) => x.outcome)).toEqual(['skipped', 'skipped', 'ok']);
+    expect(result.outcome.target).toBe('a/m1');
+    expect(result.outcome.attempts.map((x) => x.outcome)).toEqual(['skipped', 'skipped', 'ok']);
   });
 
   it('relays an upstream 400 without failing over', async () => {
@@ -146,7 +145,7 @@ describe('router: non-streaming', () => {
     if (result.kind !== 'upstream_error') return;
     expect(result.status).toBe(400);
     expect(JSON.parse(result.body)).toEqual({ error: { message: 'bad request: messages' } });
-    expect(result.attempts).toMatchObject([{ outcome: 'rejected', reason: 'http_400', status: 400 }]);
+    expect(result.outcome.attempts).toMatchObject([{ outcome: 'rejected', reason: 'http_400', status: 400 }]);
     expect(b.count()).toBe(0);
   });
 
@@ -154,13 +153,13 @@ describe('router: non-streaming', () => {
     a.on('m1', [{ kind: 'status', status: 429, headers: { 'retry-after': '7' } }, { kind: 'answer' }]);
     const r = start();
     const first = json(await ask(r));
-    expect(first.target).toBe('b/m2');
-    expect(first.attempts[0]).toMatchObject({ reason: 'http_429', status: 429, failedOver: true });
+    expect(first.outcome.target).toBe('b/m2');
+    expect(first.outcome.attempts[0]).toMatchObject({ reason: 'http_429', status: 429, failedOver: true });
     const second = json(await ask(r));
-    expect(second.attempts[0]).toMatchObject({ target: 'a/m1', outcome: 'skipped', reason: 'cooling_down' });
+    expect(second.outcome.attempts[0]).toMatchObject({ target: 'a/m1', outcome: 'skipped', reason: 'cooling_down' });
     clock += 7_001;
     const third = json(await ask(r));
-    expect(third.target).toBe('a/m1');
+    expect(third.outcome.target).toBe('a/m1');
     expect(a.count()).toBe(2);
   });
 
@@ -169,8 +168,7 @@ describe('router: non-streaming', () => {
     b.on('m2', { kind: 'destroy' });
     const error = await failure(ask(start()));
     expect(error.code).toBe('upstream_failed');
-    expect(error.status).toBe(502);
-    expect(error.attempts.map((x) => `${x.target}:${x.reason}`)).toEqual(['a/m1:http_503', 'b/m2:socket_closed']);
+    expect(error.outcome.attempts.map((x) => `${x.target}:${x.reason}`)).toEqual(['a/m1:http_503', 'b/m2:socket_closed']);
     expect(error.message).toContain('503 Service Unavailable');
   });
 
@@ -178,7 +176,7 @@ describe('router: non-streaming', () => {
     const r = start();
     a.on('m1', [{ kind: 'empty_answer' }, { kind: 'malformed_json' }, { kind: 'status', status: 401 }]);
     const reasons: string[] = [];
-    for (let i = 0; i < 3; i++) reasons.push(json(await ask(r)).attempts[0]!.reason);
+    for (let i = 0; i < 3; i++) reasons.push(json(await ask(r)).outcome.attempts[0]!.reason);
     expect(reasons).toEqual(['empty_response', 'invalid_response', 'http_401']);
     expect(b.count()).toBe(3);
   });
@@ -190,7 +188,7 @@ describe('router: non-streaming', () => {
     const events: unknown[] = [];
     r.on('attempt', (e) => events.push(e));
     const error = await failure(ask(r));
-    const seen = JSON.stringify({ message: error.message, attempts: error.attempts, events, health: r.health(), aliases: r.aliases() });
+    const seen = JSON.stringify({ message: error.message, attempts: error.outcome.attempts, events, health: r.health(), aliases: r.aliases() });
     expect(events).toHaveLength(2);
     expect(seen).not.toContain(KEY_A);
     expect(seen).not.toContain(KEY_B);
@@ -233,7 +231,7 @@ describe('router: resolution and events', () => {
   it('a direct provider/model target relays a 404 instead of failing over', async () => {
     a.on('nope', { kind: 'status', status: 404 });
     const result = await start().execute({ model: 'a/nope', body: { messages: [] }, stream: false });
-    expect(result).toMatchObject({ kind: 'upstream_error', status: 404, alias: undefined, target: 'a/nope' });
+    expect(result).toMatchObject({ kind: 'upstream_error', status: 404, outcome: { alias: undefined, target: 'a/nope' } });
   });
 
   it('an already aborted request makes no upstream call', async () => {
@@ -243,11 +241,11 @@ describe('router: resolution and events', () => {
     expect(a.count()).toBe(0);
   });
 
-  it('a closed router rejects with router_closed (503) and makes no upstream call', async () => {
+  it('a closed router rejects with router_closed and makes no upstream call', async () => {
     const r = start();
     await r.close();
     const error = await failure(ask(r));
-    expect(error).toMatchObject({ code: 'router_closed', status: 503, attempts: [] });
+    expect(error).toMatchObject({ code: 'router_closed', outcome: { attempts: [], upstreamCalls: 0 } });
     expect(a.count() + b.count()).toBe(0);
   });
 
@@ -272,7 +270,7 @@ describe('router: streaming', () => {
   it('streams the chunks of a single target', async () => {
     a.on('m1', { kind: 'answer', content: 'one two three', chunks: 3 });
     const result = await askStream(start());
-    expect(result.target).toBe('a/m1');
+    expect(result.outcome.target).toBe('a/m1');
     expect(await collect(result)).toBe('one two three');
     expect(a.requests[0]!.body).toMatchObject({ model: 'm1', stream: true });
   });
@@ -286,18 +284,18 @@ describe('router: streaming', () => {
     a.on('m1', behavior);
     b.on('m2', { kind: 'answer', content: 'from b', chunks: 2 });
     const result = await askStream(start());
-    expect(result.target).toBe('b/m2');
-    expect(result.attempts[0]).toMatchObject({ target: 'a/m1', reason });
+    expect(result.outcome.target).toBe('b/m2');
+    expect(result.outcome.attempts[0]).toMatchObject({ target: 'a/m1', reason });
     expect(await collect(result)).toBe('from b');
   });
 
   it('a stream cut after the first delta throws stream_interrupted and does not switch target', async () => {
     a.on('m1', { kind: 'answer', content: 'abcdef', chunks: 3, chunkIntervalMs: 5, cutAfterChunks: 1 });
     const result = await askStream(start());
-    expect(result.target).toBe('a/m1');
+    expect(result.outcome.target).toBe('a/m1');
     const error = await failure(collect(result));
     expect(error.code).toBe('stream_interrupted');
-    expect(error.target).toBe('a/m1');
+    expect(error.outcome.target).toBe('a/m1');
     expect(b.count()).toBe(0);
     // The break counts against the provider that broke it.
     expect(router?.health().find((p) => p.provider === 'a')?.consecutiveFailures).toBe(1);

@@ -122,7 +122,8 @@ export type AttemptOutcome = 'ok' | 'skipped' | 'failed' | 'rejected' | 'aborted
 
 /**
  * One planned target and what happened to it.
- * `reason` values: skipped → `unhealthy` | `cooling_down` | `unconfigured: <why>` | `model_missing`;
+ * `reason` values: skipped (no upstream call) → `unhealthy` | `cooling_down` | `unconfigured: <why>` | `model_missing` |
+ * `unsupported_request` (the request cannot be expressed in the target's protocol);
  * failed → `connect_refused` | `connect_reset` | `dns` | `connect_timeout` | `first_byte_timeout` |
  * `socket_closed` | `http_<status>` | `stream_error` | `empty_response` | `empty_stream` | `invalid_response`;
  * rejected (4xx relayed, no failover) → `http_<status>`; ok → `ok`.
@@ -147,15 +148,28 @@ export interface Usage {
   total_tokens: number;
 }
 
+/**
+ * What happened to one request, as data: the one description that crosses from
+ * the router to its caller, on a result (`result.outcome`) and on a RouterError
+ * (`error.outcome`) alike. A caller writes its records (headers, log line,
+ * metrics) from it and counts nothing itself.
+ */
+export interface RequestOutcome {
+  /** The alias the request resolved to; undefined for a direct `provider/model` or an unknown model. */
+  readonly alias: string | undefined;
+  /** `provider/model` of the target that answered, rejected or broke off; undefined when none did. */
+  readonly target: string | undefined;
+  readonly attempts: readonly Attempt[];
+  /** Upstream calls made: every attempt but a skip (a skip never reaches the network). Counted here only. */
+  readonly upstreamCalls: number;
+  /** For `no_healthy_provider`: whole seconds until the soonest target may recover, clamped to 1 s … 1 h. */
+  readonly retryAfterSeconds: number | undefined;
+}
+
 /** What every result carries, whatever its kind. */
 export interface ResultBase {
-  /** The alias the request used, if any. */
-  readonly alias: string | undefined;
-  /** `provider/model` of the target that answered (or rejected). */
-  readonly target: string;
-  readonly attempts: readonly Attempt[];
-  /** Upstream calls made (attempts that reached the network). */
-  readonly upstreamCalls: number;
+  /** `outcome.target` is the target that answered (or rejected). */
+  readonly outcome: RequestOutcome & { readonly target: string };
   /** Rate-limit headers (`x-ratelimit-*`, `retry-after`) of the relayed attempt only. */
   readonly headers: Readonly<Record<string, string>>;
 }

@@ -61,6 +61,8 @@ beforeAll(async () => {
     `  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key: "${SECRET}" }\n` +
     `  nokey: { type: openai, base_url: "${cloud.baseUrl}", api_key: "\${E2E_MISSING_KEY}" }\n` +
     `  gpu: { type: ollama, base_url: "${gpu.url}" }\n` +
+    // Refuses every connection, but never trips its breaker: each request sees the refusal itself.
+    `  gone: { type: openai, base_url: "http://127.0.0.1:${dead}/v1", api_key_required: false, settings: { failure_threshold: 1000 } }\n` +
     aliasesYaml(
       {
         'mana/fast-text': ['local/m1', 'cloud/m2'],
@@ -71,6 +73,7 @@ beforeAll(async () => {
         'mana/hang': ['cloud/hang'],
         'mana/slow-stream': ['cloud/slow-stream'],
         'mana/local': ['gpu/g1', 'cloud/m2'],
+        'mana/local-then-dead': ['gpu/g1', 'gone/m1'],
       },
       ['cloud/m2'],
     );
@@ -300,6 +303,26 @@ describe('errors', () => {
     expect(res.headers.get('x-mana-llm-alias')).toBe('mana/reasoning');
   });
 
+  it('a target skipped before the network is no upstream call: X-Mana-LLM-Attempts counts only the refused one', async () => {
+    // Ollama cannot fetch a remote image: gpu/g1 is skipped before any call, then gone/m1 refuses the connection.
+    const image = [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'https://example.invalid/cat.png' } }] }];
+    const before = gpu.count('g1');
+    const res = await post('/v1/chat/completions', JSON.stringify({ model: 'mana/local-then-dead', messages: image }));
+    const json = await jsonOf(res);
+    expect(res.status, JSON.stringify(json)).toBe(502);
+    expect(json.error.attempts).toEqual([
+      expect.objectContaining({ target: 'gpu/g1', outcome: 'skipped', reason: 'unsupported_request' }),
+      expect.objectContaining({ target: 'gone/m1', outcome: 'failed' }),
+    ]);
+    expect(res.headers.get('x-mana-llm-attempts')).toBe('1');
+    expect(gpu.count('g1')).toBe(before);
+    const line = await gw.waitForLog((l) => l.msg === 'request' && l.alias === 'mana/local-then-dead');
+    expect(line.attempts).toEqual([
+      expect.objectContaining({ target: 'gpu/g1', outcome: 'skipped' }),
+      expect.objectContaining({ target: 'gone/m1', outcome: 'failed' }),
+    ]);
+  });
+
   it('a stream failing after the first byte ends with an error event and no [DONE]', async () => {
     const res = await post('/v1/chat/completions', JSON.stringify({ model: 'mana/cut', messages: user, stream: true }));
     expect(res.status).toBe(200);
@@ -310,6 +333,9 @@ describe('errors', () => {
     expect(events[0]).toContain('"content":"one');
     const last = JSON.parse(events[events.length - 1]!.slice('data: '.length));
     expect(last.error).toMatchObject({ code: 'stream_interrupted', type: 'api_error' });
+    // The error event carries the request's real attempts, as its head counted them.
+    expect(last.error.attempts).toEqual([expect.objectContaining({ target: 'cloud/cut', outcome: 'ok' })]);
+    expect(res.headers.get('x-mana-llm-attempts')).toBe('1');
     expect(text).not.toContain('[DONE]');
   });
 

@@ -2,7 +2,7 @@
  * OpenAI-shaped error bodies with stable codes: `{"error": {message, type, code, attempts}}`.
  * Clients switch on `code`; messages are for humans and never carry secrets.
  */
-import type { Attempt, RouterError } from '@mana/llm-router';
+import type { Attempt, RequestOutcome, RouterError, RouterErrorCode } from '@mana/llm-router';
 
 export type ErrorType =
   | 'invalid_request_error'
@@ -33,11 +33,14 @@ export const GATEWAY_ERRORS = {
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   request_too_large: { status: 413, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  unsupported_parameter: { status: 400, type: 'invalid_request_error' },
+  unsupported_request: { status: 400, type: 'invalid_request_error' },
   client_closed_request: { status: 499, type: 'invalid_request_error' },
   internal_error: { status: 500, type: 'api_error' },
   upstream_failed: { status: 502, type: 'api_error' },
   stream_interrupted: { status: 502, type: 'api_error' },
   no_healthy_provider: { status: 503, type: 'api_error' },
+  shutting_down: { status: 503, type: 'api_error' },
 } as const satisfies Record<string, { status: number; type: ErrorType }>;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
@@ -58,9 +61,8 @@ export interface GatewayError {
   readonly code: GatewayErrorCode;
   readonly message: string;
   readonly param?: string | undefined;
-  readonly attempts?: readonly Attempt[] | undefined;
-  /** Seconds, for 503 no_healthy_provider. */
-  readonly retryAfterSeconds?: number | undefined;
+  /** What the router reported: its attempts go into the body, its `retryAfterSeconds` into `Retry-After`. */
+  readonly outcome?: RequestOutcome | undefined;
 }
 
 function attemptJson(attempt: Attempt): AttemptJson {
@@ -88,16 +90,9 @@ export function errorBody(error: GatewayError): string {
       type: GATEWAY_ERRORS[error.code].type,
       code: error.code,
       param: error.param ?? null,
-      attempts: (error.attempts ?? []).map(attemptJson),
+      attempts: (error.outcome?.attempts ?? []).map(attemptJson),
     },
   });
-}
-
-/** Upstream calls made (attempts that reached the network, i.e. not skipped). */
-export function upstreamCallsOf(attempts: readonly Attempt[]): number {
-  let n = 0;
-  for (const a of attempts) if (a.outcome !== 'skipped') n++;
-  return n;
 }
 
 function aliasList(aliases: readonly string[]): string {
@@ -113,26 +108,47 @@ export function modelNotFound(model: string, aliases: readonly string[], orElse 
   );
 }
 
-/** Maps a RouterError to what the client sees. */
-export function fromRouterError(error: RouterError, requestedModel: string | undefined): GatewayError {
-  const attempts = error.attempts;
-  switch (error.code) {
-    case 'unknown_model':
-      return modelNotFound(requestedModel ?? '', error.knownAliases, ' (or a configured provider/model)');
-    case 'invalid_request':
-      return gatewayError('invalid_request', error.message);
-    case 'no_healthy_provider':
-      return gatewayError('no_healthy_provider', error.message, {
-        attempts,
-        retryAfterSeconds: Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1)),
-      });
-    case 'upstream_failed':
-      return gatewayError('upstream_failed', error.message, { attempts });
-    case 'stream_interrupted':
-      return gatewayError('stream_interrupted', error.message, { attempts });
-    case 'aborted':
-      return gatewayError('client_closed_request', 'The client closed the request.', { attempts });
+/**
+ * The one table from the router's codes (what happened) to the gateway's
+ * (what a client is told); `GATEWAY_ERRORS` then gives each its HTTP status.
+ */
+const FROM_ROUTER = {
+  invalid_config: 'internal_error',
+  unknown_model: 'model_not_found',
+  invalid_request: 'invalid_request',
+  unsupported_parameter: 'unsupported_parameter',
+  unsupported_request: 'unsupported_request',
+  no_healthy_provider: 'no_healthy_provider',
+  upstream_failed: 'upstream_failed',
+  stream_interrupted: 'stream_interrupted',
+  aborted: 'client_closed_request',
+  // The gateway closes its router only after its server stopped taking requests.
+  router_closed: 'shutting_down',
+} as const satisfies Record<RouterErrorCode, GatewayErrorCode>;
+
+/** Client-facing text where the router's own description is not what a client should read. */
+function messageOf(error: RouterError, code: GatewayErrorCode, requestedModel: string | undefined): string {
+  switch (code) {
+    case 'model_not_found':
+      return modelNotFound(requestedModel ?? '', error.knownAliases, ' (or a configured provider/model)').message;
+    case 'unsupported_parameter': {
+      const targets = error.outcome.attempts.map((a) => a.target).join(', ');
+      return `No target can honour the parameter '${error.param ?? ''}' (${targets}). Remove it or use another model.`;
+    }
+    case 'client_closed_request':
+      return 'The client closed the request.';
+    case 'internal_error':
+      return 'The gateway could not process the request.';
+    case 'shutting_down':
+      return 'The gateway is shutting down; retry the request.';
     default:
-      return gatewayError('internal_error', 'The gateway could not process the request.', { attempts });
+      return error.message;
   }
+}
+
+/** Maps a RouterError to what the client sees; its outcome travels along unchanged. */
+export function fromRouterError(error: RouterError, requestedModel: string | undefined): GatewayError {
+  const code: GatewayErrorCode = FROM_ROUTER[error.code] ?? 'internal_error';
+  const param = code === 'model_not_found' ? 'model' : error.param;
+  return gatewayError(code, messageOf(error, code, requestedModel), { param, outcome: error.outcome });
 }

@@ -33,7 +33,8 @@ export function sendJson(res: ServerResponse, state: ResponseState, status: numb
 }
 
 export function sendError(res: ServerResponse, state: ResponseState, error: GatewayError, headers: Headers): void {
-  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = error.retryAfterSeconds;
+  const retryAfter = error.outcome?.retryAfterSeconds;
+  if (retryAfter !== undefined) headers['retry-after'] = retryAfter;
   sendText(res, state, error.status, 'application/json', errorBody(error), headers);
 }
 

@@ -10,11 +10,10 @@ import type { GatewayContext } from '../context.js';
 import { BodyError, readBody } from '../http/read-body.js';
 import { ClientAbort } from '../http/client-abort.js';
 import { discardBodyThenClose } from '../http/linger.js';
-import { fromRouterError, gatewayError, upstreamCallsOf, type GatewayError } from '../http/errors.js';
+import { fromRouterError, gatewayError, type GatewayError } from '../http/errors.js';
 import { sendError, sendJson, sendText, type Headers } from '../http/respond.js';
 import { exceedsJsonDepth } from '../http/json-depth.js';
 import { MAX_JSON_DEPTH, validateChatRequest } from '../http/validate-chat.js';
-import { DEFAULT_ALIAS } from '@mana/llm-aliases';
 import { Exchange, finishExchange } from './exchange.js';
 import { closeStream, relayStream } from './relay-stream.js';
 
@@ -32,29 +31,16 @@ export function priorityOf(header: string | string[] | undefined): Priority | un
   return null;
 }
 
-
 function completionHeaders(ex: Exchange, result: RouterResult): Headers {
-  const headers: Headers = {};
   // Rate-limit headers of the relayed attempt only (the router already filtered them).
-  for (const name in result.headers) headers[name] = result.headers[name]!;
-  headers['x-request-id'] = ex.requestId;
-  headers['x-mana-llm-resolved'] = result.target;
-  headers['x-mana-llm-attempts'] = result.upstreamCalls;
-  if (result.alias !== undefined) headers['x-mana-llm-alias'] = result.alias;
-  return headers;
+  return { ...result.headers, ...ex.headers() };
 }
 
 function fail(ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: GatewayError): void {
   ex.status = error.status;
   ex.code = error.code;
-  const headers: Headers = { 'x-request-id': ex.requestId };
-  if (ex.alias !== undefined) headers['x-mana-llm-alias'] = ex.alias;
-  if (error.attempts !== undefined && error.attempts.length > 0) {
-    ex.attempts = error.attempts;
-    headers['x-mana-llm-attempts'] = upstreamCallsOf(error.attempts);
-  }
   if (!res.headersSent) ex.ttfbAt = performance.now();
-  sendError(res, ctx.state, error, headers);
+  sendError(res, ctx.state, error, ex.headers());
 }
 
 export async function handleChatCompletions(
@@ -151,9 +137,6 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
   }
   ex.model = valid.model === undefined ? undefined : valid.model.slice(0, 200);
   ex.stream = valid.stream;
-  // Known before routing so errors (502/503) carry the alias in headers, logs and metrics.
-  const requested = valid.model ?? DEFAULT_ALIAS;
-  if (ctx.router.config.aliases.has(requested)) ex.alias = requested;
 
   // Client disconnect aborts the upstream request. `res` 'close' fires for a
   // socket closed at any point (request 'close' fires as soon as the body is read).
@@ -170,19 +153,13 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
       requestId: ex.requestId,
     });
   } catch (error) {
-    if (abort.aborted || res.destroyed) {
-      ex.clientClosed();
-      if (isRouterError(error)) ex.attempts = error.attempts;
-      return;
-    }
+    if (isRouterError(error)) ex.outcome = error.outcome;
+    if (abort.aborted || res.destroyed) return ex.clientClosed();
     if (!isRouterError(error)) throw error;
-    if (error.code === 'unknown_model') ex.alias = undefined;
     return fail(ctx, res, ex, fromRouterError(error, valid.model));
   }
 
-  ex.alias = result.alias;
-  ex.target = result.target;
-  ex.attempts = result.attempts;
+  ex.outcome = result.outcome;
   if (abort.aborted || res.destroyed) {
     ex.clientClosed();
     if (result.kind === 'stream') await closeStream(result);

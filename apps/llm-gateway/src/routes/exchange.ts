@@ -1,23 +1,24 @@
 /**
  * The record of one chat completion request, and what becomes of it when the
- * request ends: one metrics update and one log line.
+ * request ends: one metrics update and one log line. What routing did comes in
+ * one piece, the router's outcome; nothing here recounts or re-derives it.
  */
 import type { IncomingMessage } from 'node:http';
-import type { Attempt, Priority, Usage } from '@mana/llm-router';
+import type { Priority, RequestOutcome, Usage } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
+import type { Headers } from '../http/respond.js';
 import { requestLogLine } from '../logging.js';
 import { DIRECT_ALIAS_LABEL, NONE_LABEL } from '../metrics/metrics.js';
 
-/** Everything one request learns on its way, for the log line and metrics. */
+/** Everything one request learns on its way, for the response head, the log line and metrics. */
 export class Exchange {
   status = 0;
   code: string | undefined = undefined;
   model: string | undefined = undefined;
-  alias: string | undefined = undefined;
-  target: string | undefined = undefined;
   stream = false;
   priority: Priority | undefined = undefined;
-  attempts: readonly Attempt[] | undefined = undefined;
+  /** What the router reported (on its result or its error); undefined before routing. */
+  outcome: RequestOutcome | undefined = undefined;
   usage: Usage | undefined = undefined;
   ttfbAt: number | undefined = undefined;
 
@@ -31,16 +32,28 @@ export class Exchange {
     this.status = 499;
     this.code = 'client_closed_request';
   }
+
+  /** The `X-Request-Id` and `X-Mana-LLM-*` headers, from the outcome as the router reported it. */
+  headers(): Headers {
+    const headers: Headers = { 'x-request-id': this.requestId };
+    const o = this.outcome;
+    if (o === undefined) return headers;
+    if (o.alias !== undefined) headers['x-mana-llm-alias'] = o.alias;
+    if (o.target !== undefined) headers['x-mana-llm-resolved'] = o.target;
+    if (o.attempts.length > 0) headers['x-mana-llm-attempts'] = o.upstreamCalls;
+    return headers;
+  }
 }
 
 /** Called once per request, whatever its outcome. */
 export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Exchange): void {
   const now = performance.now();
   const status = ex.status || 500;
-  const alias = ex.alias ?? (ex.target !== undefined ? DIRECT_ALIAS_LABEL : NONE_LABEL);
+  const o = ex.outcome;
+  const alias = o?.alias ?? (o?.target !== undefined ? DIRECT_ALIAS_LABEL : NONE_LABEL);
   ctx.metrics.requestFinished({
     alias,
-    target: ex.target ?? NONE_LABEL,
+    target: o?.target ?? NONE_LABEL,
     status,
     stream: ex.stream,
     durationSeconds: (now - ex.startedAt) / 1000,
@@ -57,11 +70,11 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
       durationMs: now - ex.startedAt,
       ttfbMs: ex.ttfbAt === undefined ? undefined : ex.ttfbAt - ex.startedAt,
       model: ex.model,
-      alias: ex.alias,
-      target: ex.target,
+      alias: o?.alias,
+      target: o?.target,
       stream: ex.stream,
       priority: ex.priority,
-      attempts: ex.attempts,
+      attempts: o?.attempts,
       code: ex.code,
       usage: ex.usage,
     }),

@@ -60,7 +60,6 @@ export async function relayStream(
       ? fromRouterError(error, ex.model)
       : gatewayError('stream_interrupted', 'The upstream stream failed.');
     ex.code = gwError.code;
-    if (gwError.attempts !== undefined && gwError.attempts.length > 0) ex.attempts = gwError.attempts;
     res.end(`data: ${errorBody(gwError)}\n\n`);
     return;
   }

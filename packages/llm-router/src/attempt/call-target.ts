@@ -45,9 +45,8 @@ export async function callTarget(c: TargetCall, onStreamHandOff: () => void): Pr
     return outcome;
   } catch (error) {
     if (c.request.signal?.aborted === true) {
-      c.log.upstreamCalls++;
       c.log.add(c.target, 'aborted', 'aborted', c.deps.now() - started);
-      throw abortedError({ attempts: c.log.close(), cause: error });
+      throw abortedError({ outcome: c.log.outcome(c.target.id), cause: error });
     }
     return failed(c, { kind: 'error', error }, started);
   } finally {
@@ -84,9 +83,12 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, s
   if (pre.kind === 'failed') return failed(c, pre.failure, started);
   c.deps.health.reportSuccess(c.provider.name);
   const events = pre.stream;
+  const base = settle(c, 'ok', 'ok', started, open);
+  // A break after the commit reports the same outcome (the attempts that led here).
+  events.outcome = base.outcome;
   const result: StreamResult = {
     kind: 'stream',
-    ...settle(c, 'ok', 'ok', started, open),
+    ...base,
     events,
     get usage() {
       return events.usage;
@@ -134,9 +136,8 @@ function settle(
   res: { readonly status: number; readonly headers: Readonly<Record<string, string>> },
   detail?: string,
 ): ResultBase {
-  c.log.upstreamCalls++;
   c.log.add(c.target, outcome, reason, c.deps.now() - started, { status: res.status, detail });
-  return { alias: c.alias, target: c.target.id, attempts: c.log.close(), upstreamCalls: c.log.upstreamCalls, headers: res.headers };
+  return { outcome: c.log.outcome(c.target.id), headers: res.headers };
 }
 
 function failed(c: TargetCall, failure: Failure, started: number): CallOutcome {
@@ -147,12 +148,14 @@ function classify(c: TargetCall, failure: Failure): Decision {
   return classifyFailure(failure, { aliasTarget: c.alias !== undefined, settings: c.target.settings, now: c.deps.now() });
 }
 
-/** Carries out a fail-over decision's bookkeeping and records the attempt. */
+/**
+ * Carries out a fail-over decision's bookkeeping and records the attempt: a
+ * target that refused the request before any network call was skipped, not failed.
+ */
 function record(c: TargetCall, d: Decision, started: number): CallOutcome {
-  if (d.reachedNetwork) c.log.upstreamCalls++;
   if (d.providerFailure) c.deps.health.reportFailure(c.provider.name, d.reason, c.target.settings);
   if (d.coolDownUntil !== undefined) c.deps.health.coolDown(c.target.id, d.coolDownUntil, d.reason);
-  c.log.add(c.target, 'failed', d.reason, c.deps.now() - started, { status: d.status, detail: d.detail });
+  c.log.add(c.target, d.reachedNetwork ? 'failed' : 'skipped', d.reason, c.deps.now() - started, { status: d.status, detail: d.detail });
   return { kind: 'failed', decision: d };
 }
 

@@ -98,7 +98,7 @@ describe('cancellation', () => {
     controller.abort();
     const error = await failure(pending);
     expect(error.code).toBe('aborted');
-    expect(error.attempts).toMatchObject([{ target: 'a/m1', outcome: 'aborted' }]);
+    expect(error.outcome.attempts).toMatchObject([{ target: 'a/m1', outcome: 'aborted' }]);
     const closed = await a.waitForClientClose(2_000);
     expect(closed.closedByClient).toBe(true);
     expect(closed.closedAt! - abortedAt).toBeLessThan(1_000);
@@ -135,8 +135,8 @@ describe('timeouts and retries', () => {
     const started = Date.now();
     const result = (await request(r)) as JsonResult;
     const elapsed = Date.now() - started;
-    expect(result.target).toBe('b/m2');
-    expect(result.attempts[0]).toMatchObject({ reason: 'first_byte_timeout', outcome: 'failed', failedOver: true });
+    expect(result.outcome.target).toBe('b/m2');
+    expect(result.outcome.attempts[0]).toMatchObject({ reason: 'first_byte_timeout', outcome: 'failed', failedOver: true });
     expect(elapsed).toBeGreaterThanOrEqual(145);
     expect(elapsed).toBeLessThan(600);
     expect((await a.waitForClientClose(2_000)).closedByClient).toBe(true);
@@ -148,8 +148,8 @@ describe('timeouts and retries', () => {
     const started = Date.now();
     const result = (await request(r, { stream: true })) as StreamResult;
     const elapsed = Date.now() - started;
-    expect(result.target).toBe('b/m2');
-    expect(result.attempts[0]).toMatchObject({ reason: 'first_byte_timeout', outcome: 'failed' });
+    expect(result.outcome.target).toBe('b/m2');
+    expect(result.outcome.attempts[0]).toMatchObject({ reason: 'first_byte_timeout', outcome: 'failed' });
     expect(elapsed).toBeGreaterThanOrEqual(145);
     expect(elapsed).toBeLessThan(600);
     for await (const _ of result.events);
@@ -164,8 +164,8 @@ describe('timeouts and retries', () => {
       const started = Date.now();
       const result = (await request(r, { stream: true })) as StreamResult;
       const elapsed = Date.now() - started;
-      expect(result.target).toBe('b/m2');
-      expect(result.attempts[0]).toMatchObject({ target: 's/m1', reason: 'first_byte_timeout', outcome: 'failed' });
+      expect(result.outcome.target).toBe('b/m2');
+      expect(result.outcome.attempts[0]).toMatchObject({ target: 's/m1', reason: 'first_byte_timeout', outcome: 'failed' });
       expect(elapsed).toBeGreaterThanOrEqual(145);
       expect(elapsed).toBeLessThan(600);
       expect(await streamText(result)).toBe('Hello from m2');
@@ -179,7 +179,7 @@ describe('timeouts and retries', () => {
     a.on('m1', { kind: 'answer', content: 'one two three four', chunks: 4, chunkIntervalMs: 100 });
     const r = start('    chain: [{ target: a/m1, settings: { first_byte_timeout: 150ms } }, b/m2]');
     const result = (await request(r, { stream: true })) as StreamResult;
-    expect(result.target).toBe('a/m1');
+    expect(result.outcome.target).toBe('a/m1');
     expect(await streamText(result)).toBe('one two three four');
     expect(b.count()).toBe(0);
   });
@@ -199,8 +199,8 @@ describe('timeouts and retries', () => {
     a.on('m1', [{ kind: 'status', status: 503 }, { kind: 'answer' }]);
     const r = start('    chain: [{ target: a/m1, settings: { retries: 1, retry_max_wait: 50ms } }, b/m2]');
     const result = (await request(r)) as JsonResult;
-    expect(result.target).toBe('a/m1');
-    expect(result.attempts.map((x) => [x.reason, x.failedOver])).toEqual([
+    expect(result.outcome.target).toBe('a/m1');
+    expect(result.outcome.attempts.map((x) => [x.reason, x.failedOver])).toEqual([
       ['http_503', false],
       ['ok', false],
     ]);
@@ -211,12 +211,12 @@ describe('timeouts and retries', () => {
     const alias = '    chain: [{ target: a/m1, settings: { retries: 1, retry_max_wait: 2s } }, b/m2]';
     a.on('m1', [{ kind: 'status', status: 429, headers: { 'retry-after': '0' } }, { kind: 'answer' }]);
     const realtime = (await request(start(alias))) as JsonResult;
-    expect(realtime.target).toBe('b/m2');
+    expect(realtime.outcome.target).toBe('b/m2');
     await router?.close();
     a.reset();
     a.on('m1', [{ kind: 'status', status: 429, headers: { 'retry-after': '0' } }, { kind: 'answer' }]);
     const background = (await request(start(alias), { priority: 'background' })) as JsonResult;
-    expect(background.target).toBe('a/m1');
+    expect(background.outcome.target).toBe('a/m1');
   });
 
   it('a background request waits out a short cooldown; a realtime one fails at once with Retry-After', async () => {
@@ -224,10 +224,10 @@ describe('timeouts and retries', () => {
     const r = start('    chain: [a/m1]', 'settings: { retry_max_wait: 3s }');
     expect((await failure(request(r))).code).toBe('upstream_failed');
     const realtime = await failure(request(r));
-    expect(realtime).toMatchObject({ code: 'no_healthy_provider', retryAfterSeconds: 1 });
+    expect(realtime).toMatchObject({ code: 'no_healthy_provider', outcome: { retryAfterSeconds: 1 } });
     const started = Date.now();
     const background = (await request(r, { priority: 'background' })) as JsonResult;
-    expect(background.target).toBe('a/m1');
+    expect(background.outcome.target).toBe('a/m1');
     expect(Date.now() - started).toBeGreaterThanOrEqual(500);
   });
 });
@@ -244,11 +244,11 @@ describe('no_healthy_provider', () => {
     now += 1_000;
     const error = await failure(request(r));
     expect(error.code).toBe('no_healthy_provider');
-    expect(error.attempts).toMatchObject([
+    expect(error.outcome.attempts).toMatchObject([
       { target: 'a/m1', outcome: 'skipped', reason: 'unhealthy' }, // usable again in 119 s, not 59 s
       { target: 'b/m2', outcome: 'skipped', reason: 'cooling_down' }, // in 99 s
     ]);
-    expect(error.retryAfterSeconds).toBe(99);
+    expect(error.outcome.retryAfterSeconds).toBe(99);
     expect(a.count('m1') + b.count('m2')).toBe(2);
   });
 });
@@ -272,7 +272,7 @@ describe('priority and strategies', () => {
   it('round_robin over 2 healthy targets × 4 requests → 2 each', async () => {
     const r = start('    strategy: round_robin\n    chain: [a/m1, b/m2]');
     const targets: string[] = [];
-    for (let i = 0; i < 4; i++) targets.push((await request(r)).target);
+    for (let i = 0; i < 4; i++) targets.push((await request(r)).outcome.target);
     expect(targets.filter((t) => t === 'a/m1')).toHaveLength(2);
     expect(a.count()).toBe(2);
     expect(b.count()).toBe(2);
@@ -284,7 +284,7 @@ describe('priority and strategies', () => {
     const slow = request(r);
     await a.waitForRequest();
     const fast = await request(r);
-    expect(fast.target).toBe('b/m2');
-    expect((await slow).target).toBe('a/m1');
+    expect(fast.outcome.target).toBe('b/m2');
+    expect((await slow).outcome.target).toBe('a/m1');
   });
 });

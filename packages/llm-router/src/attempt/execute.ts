@@ -1,10 +1,11 @@
 import type { Adapter } from '../adapters/adapter.js';
 import { resolveModel } from '../config/alias-registry.js';
-import { abortedError, RouterError } from '../errors.js';
+import { abortedError, noAttempts, RouterError } from '../errors.js';
 import type { HealthBlock, HealthCheck } from '../health/health-cache.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type {
   AliasConfig,
+  Attempt,
   AttemptEvent,
   ConfigSnapshot,
   ProviderConfig,
@@ -50,10 +51,10 @@ const RETRY_BACKOFF_BASE_MS = 250; // 0.25 s
  * call and stream-commit.ts for when a stream becomes final.
  */
 export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, deps: ExecuteDeps): Promise<RouterResult> {
-  if (request.signal?.aborted === true) throw abortedError();
   const { alias, config } = resolveModel(snapshot, request.model);
+  if (request.signal?.aborted === true) throw abortedError({ outcome: noAttempts(alias) });
   if (request.body === null || typeof request.body !== 'object' || !Array.isArray(request.body.messages)) {
-    throw new RouterError('invalid_request', 'the request body needs a `messages` array');
+    throw new RouterError('invalid_request', 'the request body needs a `messages` array', { outcome: noAttempts(alias) });
   }
   const rotation = config.strategy === 'round_robin' ? deps.rotation(config.name) : 0;
   const plan = buildPlan(config, { random: deps.random, rotation, inFlight: deps.inFlight.get });
@@ -64,7 +65,7 @@ export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, 
     try {
       release = await deps.gate.acquire(snapshot.backgroundConcurrency, request.signal);
     } catch (error) {
-      throw abortedError({ cause: error });
+      throw abortedError({ outcome: noAttempts(alias), cause: error });
     }
   }
   const run = new AttemptRun(snapshot, request, deps, alias, config, plan, log, background, release);
@@ -119,6 +120,7 @@ class AttemptRun {
         if (result !== undefined) return result;
       }
       if (this.log.attempts.some((a) => a.outcome === 'failed')) throw this.upstreamFailed();
+      if (this.log.attempts.length > 0 && this.log.attempts.every(isRefusal)) throw this.unsupported();
       if (!ignoreHealth && retriable && this.config.onAllUnhealthy === 'try_anyway') {
         ignoreHealth = true;
         continue;
@@ -180,23 +182,32 @@ class AttemptRun {
     try {
       await sleep(ms, this.request.signal);
     } catch (error) {
-      throw abortedError({ attempts: this.log.close(), cause: error });
+      throw abortedError({ outcome: this.log.outcome(undefined), cause: error });
     }
   }
 
   private upstreamFailed(): RouterError {
-    const attempts = this.log.close();
-    return new RouterError('upstream_failed', `every target of ${this.config.name} failed: ${summarize(attempts)}`, { attempts });
+    const outcome = this.log.outcome(undefined);
+    return new RouterError('upstream_failed', `every target of ${this.config.name} failed: ${summarize(outcome.attempts)}`, { outcome });
+  }
+
+  /** Every target refused the request before any call: waiting or retrying cannot help, the request must change. */
+  private unsupported(): RouterError {
+    const outcome = this.log.outcome(undefined);
+    return new RouterError('unsupported_request', `no target of ${this.config.name} can take this request: ${summarize(outcome.attempts)}`, {
+      outcome,
+    });
   }
 
   private noHealthyProvider(soonest: number | undefined, now: number): RouterError {
-    const attempts = this.log.close();
-    const retryAfterSeconds = soonest === undefined ? undefined : Math.max(1, Math.ceil((soonest - now) / 1000));
-    return new RouterError('no_healthy_provider', `no healthy target for ${this.config.name}: ${summarize(attempts)}`, {
-      attempts,
-      retryAfterSeconds,
-    });
+    const outcome = this.log.outcome(undefined, { at: soonest, now });
+    return new RouterError('no_healthy_provider', `no healthy target for ${this.config.name}: ${summarize(outcome.attempts)}`, { outcome });
   }
+}
+
+/** A skip because the target cannot take this request (not because of its health). */
+function isRefusal(attempt: Attempt): boolean {
+  return attempt.outcome === 'skipped' && attempt.reason === 'unsupported_request';
 }
 
 /** Skips that `try_anyway` may override: a target without a key or adapter cannot work at all. */

@@ -1,6 +1,6 @@
 import type { StreamEvent, StreamOpen } from '../adapters/adapter.js';
 import { abortedError, RouterError } from '../errors.js';
-import type { CancelSignal, Usage } from '../types.js';
+import type { CancelSignal, RequestOutcome, Usage } from '../types.js';
 import { classifyStreamBreak, type Failure } from './classify-error.js';
 
 /*
@@ -78,6 +78,8 @@ function fail(open: StreamOpen, failure: Failure): PreCommit {
  */
 export class CommittedStream implements AsyncIterableIterator<string> {
   usage: Usage | undefined;
+  /** The request's outcome once settled; an interruption or abort reports it. */
+  outcome: RequestOutcome | undefined;
   private queue: StreamEvent[];
   private index = 0;
   private bodyEnded = false;
@@ -140,7 +142,7 @@ export class CommittedStream implements AsyncIterableIterator<string> {
     if (this.signal?.aborted === true) {
       this.open.body.destroy();
       this.finish({ kind: 'aborted' });
-      return abortedError({ target: this.target, cause: error });
+      return abortedError({ outcome: this.outcome, cause: error });
     }
     return this.interrupt(classifyStreamBreak(error), `${this.target} stream broke off`, error);
   }
@@ -148,7 +150,7 @@ export class CommittedStream implements AsyncIterableIterator<string> {
   private interrupt(reason: string, message: string, cause?: unknown): RouterError {
     this.open.body.destroy();
     this.finish({ kind: 'interrupted', reason });
-    return new RouterError('stream_interrupted', message, { target: this.target, cause });
+    return new RouterError('stream_interrupted', message, { outcome: this.outcome, cause });
   }
 
   private finish(end: StreamEnd): void {

@@ -43,7 +43,6 @@ describe('resolveModel', () => {
       error = caught as RouterError;
     }
     expect(error?.code).toBe('unknown_model');
-    expect(error?.status).toBe(404);
     expect(error?.knownAliases).toEqual([...snapshot.aliases.keys()]);
     expect(error?.message).toContain('mana/fast-text, mana/long-form, mana/structured, mana/reasoning, mana/vision');
   });
