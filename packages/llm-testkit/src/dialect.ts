@@ -43,6 +43,10 @@ export interface Dialect {
   emptyStream(): Buffer;
   malformedJson(): Buffer;
   malformedStream(): Buffer;
+  /** One stream chunk that carries the role and no content (never a delta), with its delimiter. */
+  roleOnlyChunk(model: string): Buffer;
+  /** The start of a stream line that carries content and never ends (no newline follows). */
+  endlessLineStart(model: string): Buffer;
   /** Default error body for a status fault. */
   errorBody(status: number, model: string): Buffer;
   modelsBody(models: readonly string[]): Buffer;

@@ -64,6 +64,8 @@ export const ollamaDialect: Dialect = {
   emptyStream: () => Buffer.alloc(0),
   malformedJson: () => Buffer.from('{"model":"fake","message":{'),
   malformedStream: () => Buffer.from('{not json\n'),
+  roleOnlyChunk: (model) => Buffer.from(line({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content: '' }, done: false })),
+  endlessLineStart: (model) => Buffer.from(`{"model":${JSON.stringify(model)},"message":{"role":"assistant","content":"`),
   errorBody: (status, model) =>
     Buffer.from(
       JSON.stringify({ error: status === 404 ? `model "${model}" not found, try pulling it first` : `fake upstream error ${status}` }),

@@ -85,6 +85,8 @@ const openaiDialect: Dialect = {
   malformedJson: () => Buffer.from('{"id":"chatcmpl-fake","object":"chat.completion","choices":[{'),
   // [DONE] follows so the fault is "unparseable data", not also "cut short".
   malformedStream: () => Buffer.from(`data: {not json\n\n${DONE}`),
+  roleOnlyChunk: (model) => Buffer.from(sse({ id: 'chatcmpl-fake-role', object: 'chat.completion.chunk', created: now(), model, choices: [{ index: 0, delta: { role: 'assistant' }, finish_reason: null }] })),
+  endlessLineStart: (model) => Buffer.from(`data: {"id":"chatcmpl-fake-line","object":"chat.completion.chunk","model":${JSON.stringify(model)},"choices":[{"index":0,"delta":{"content":"`),
   errorBody: (status, model) => json({ error: errorObject(status, model) }),
   modelsBody: (models) => json({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fake' })) }),
 };

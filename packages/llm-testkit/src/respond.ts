@@ -3,6 +3,12 @@ import { splitContent, type Dialect, type RenderedStream, type ResolvedAnswer } 
 import type { AnswerBehavior, FakeBehavior } from './types.js';
 
 const DEFAULT_CHUNKS = 3;
+/** An "endless" fault stops after this much anyway, so a client that never leaves cannot keep the fake busy forever. */
+const ENDLESS_CAP_BYTES = 1024 ** 3; // 1 GiB
+/** Generated bodies go out in writes of this size. */
+const FILL_CHUNK_BYTES = 64 * 1024; // 64 KiB
+const PADDING = Buffer.alloc(FILL_CHUNK_BYTES, 0x61); // 'a'
+const PAD_MARKER = '\u0001PAD\u0001';
 const DEFAULT_PROMPT_TOKENS = 10;
 const EMPTY_ANSWER: AnswerBehavior = Object.freeze({ kind: 'answer', content: '' }) as AnswerBehavior;
 
@@ -35,6 +41,37 @@ function cut(ex: Exchange, data: Buffer): void {
   if (data.length > 0) ex.res.write(data);
   else ex.res.flushHeaders();
   socket?.end(() => socket.destroy());
+}
+
+/**
+ * Sends `head`, then `filler` repeated up to `total` bytes, then `tail`, with
+ * backpressure (nothing is held whole). `total` undefined: until the client
+ * leaves (at most ENDLESS_CAP_BYTES, then the socket is cut).
+ */
+function pump(ex: Exchange, head: Buffer, filler: Buffer, total: number | undefined, tail: Buffer): void {
+  const { res } = ex;
+  const limit = total ?? ENDLESS_CAP_BYTES;
+  let sent = 0;
+  res.write(head);
+  const step = (): void => {
+    while (!ex.finished && sent < limit) {
+      const n = Math.min(filler.length, limit - sent);
+      sent += n;
+      if (!res.write(n === filler.length ? filler : filler.subarray(0, n))) {
+        res.once('drain', step);
+        return;
+      }
+    }
+    if (ex.finished) return;
+    if (total === undefined) cut(ex, Buffer.alloc(0));
+    else res.end(tail);
+  };
+  step();
+}
+
+/** `buffer` repeated to at least FILL_CHUNK_BYTES, for fewer, larger writes. */
+function repeatToFill(buffer: Buffer): Buffer {
+  return Buffer.concat(Array.from({ length: Math.ceil(FILL_CHUNK_BYTES / buffer.length) }, () => buffer));
 }
 
 /**
@@ -84,7 +121,33 @@ export class Responder {
         ex.selfClosed = true;
         res.socket?.destroy();
         return;
+      case 'huge_body':
+        return this.#huge(ex, behavior.bytes, behavior.status ?? 200, model);
+      case 'endless_role_chunks':
+        res.writeHead(200, { 'content-type': this.dialect.streamContentType, 'cache-control': 'no-cache' });
+        return pump(ex, Buffer.alloc(0), repeatToFill(this.dialect.roleOnlyChunk(model)), undefined, Buffer.alloc(0));
+      case 'endless_line':
+        res.writeHead(200, { 'content-type': this.dialect.streamContentType, 'cache-control': 'no-cache' });
+        return pump(ex, this.dialect.endlessLineStart(model), PADDING, undefined, Buffer.alloc(0));
     }
+  }
+
+  /** A JSON body of `bytes` bytes of padding wrapped in an answer (200) or an error (any other status). */
+  #huge(ex: Exchange, bytes: number, status: number, model: string): void {
+    let head: Buffer;
+    let tail: Buffer;
+    if (status === 200) {
+      const text = this.dialect.renderJson(this.#resolve({ kind: 'answer', content: PAD_MARKER }, model), model).toString();
+      const at = text.indexOf(JSON.stringify(PAD_MARKER).slice(1, -1));
+      head = Buffer.from(text.slice(0, at));
+      tail = Buffer.from(text.slice(at + JSON.stringify(PAD_MARKER).length - 2));
+    } else {
+      head = Buffer.from('{"error":{"message":"');
+      tail = Buffer.from('","type":"invalid_request_error","param":null,"code":null}}');
+    }
+    const padding = Math.max(0, bytes - head.length - tail.length);
+    ex.res.writeHead(status, { 'content-type': 'application/json', 'content-length': head.length + padding + tail.length });
+    pump(ex, head, PADDING, padding, tail);
   }
 
   #answer(ex: Exchange, a: AnswerBehavior, key: FakeBehavior, model: string, body: unknown, stream: boolean): void {

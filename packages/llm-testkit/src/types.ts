@@ -51,7 +51,23 @@ export type FakeBehavior =
   /** 200 with a body that is not JSON (stream: a `data: {not json` line). */
   | { kind: 'malformed_json' }
   /** Accept the request, then destroy the socket without any response. */
-  | { kind: 'destroy' };
+  | { kind: 'destroy' }
+  /**
+   * Addition (abusive upstream): a body of `bytes` bytes, generated as it is sent (with backpressure,
+   * never held whole). `status` 200 (default): an answer whose content is `bytes` of padding
+   * (stream or not, a plain JSON body); another status: an error JSON whose message is the padding.
+   */
+  | { kind: 'huge_body'; bytes: number; status?: number }
+  /**
+   * Addition (abusive upstream), streams: the head, then chunks that carry only the role
+   * (never a content delta) without end, as fast as the client reads, until it closes.
+   */
+  | { kind: 'endless_role_chunks' }
+  /**
+   * Addition (abusive upstream), streams: the head, then one event whose line never ends
+   * (`data: {"choices":[{"delta":{"content":"aaaa…` with no newline), until the client closes.
+   */
+  | { kind: 'endless_line' };
 
 export type FakeBehaviorKind = FakeBehavior['kind'];
 
