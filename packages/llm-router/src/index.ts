@@ -5,6 +5,7 @@ export type { RouterErrorCode, RouterErrorOptions } from './errors.js';
 export { parseConfig, loadConfigFile, DEFAULT_SETTINGS } from './config/load-config.js';
 export type { ParseConfigOptions } from './config/load-config.js';
 export { resolveModel, listModels } from './config/alias-registry.js';
+export { parseSize } from './config/sizes.js';
 export type { Resolution } from './config/alias-registry.js';
 export { buildPlan } from './plan/build-plan.js';
 export type { PlanContext } from './plan/build-plan.js';

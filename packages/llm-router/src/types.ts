@@ -27,6 +27,10 @@ export interface Settings {
   firstByteTimeoutMs: number; // default 45_000 cloud, 300_000 local (ollama)
   retries: number; // default 0: retry the same target this many times before failing over
   retryMaxWaitMs: number; // default 10_000 (10 s): cap on a honoured Retry-After between retries
+  maxResponseBytes: number; // default 33_554_432 (32 MiB): a larger non-stream answer fails over (response_too_large)
+  maxErrorBodyBytes: number; // default 65_536 (64 KiB): an upstream error body is truncated to this
+  maxStreamEventBytes: number; // default 4_194_304 (4 MiB): a larger SSE event / NDJSON line fails the stream (response_too_large)
+  maxPreCommitBytes: number; // default 1_048_576 (1 MiB): stream chunks held before the first delta; more fails over
 }
 
 export interface ProviderConfig {

@@ -109,6 +109,20 @@ export class InvalidResponseError extends Error {
   readonly code = 'invalid_response';
 }
 
+/**
+ * The upstream sent more than a configured bound lets us hold (`max_response_bytes`,
+ * `max_stream_event_bytes`, `max_pre_commit_bytes`): the answer is dropped and the
+ * attempt fails over. The message names the setting and the bound, never upstream data.
+ */
+export class ResponseTooLargeError extends Error {
+  override readonly name = 'ResponseTooLargeError';
+  readonly code = 'response_too_large';
+
+  constructor(setting: string, limit: number, what: string) {
+    super(`${what} exceeds ${setting} (${limit} bytes)`);
+  }
+}
+
 /** The request cannot be expressed in this provider's protocol (e.g. a remote image URL for Ollama). */
 export class UnsupportedRequestError extends Error {
   override readonly name = 'UnsupportedRequestError';

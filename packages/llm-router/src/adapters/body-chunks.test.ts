@@ -79,6 +79,24 @@ describe('openBody (stream bodies without a Readable)', () => {
     });
     const { statusCode, body } = await openBody(dispatcher, RAW_POST, undefined);
     expect(statusCode).toBe(429);
-    expect(await body.text()).toBe('{"error":"slow down"}');
+    expect(await body.text(1024)).toBe('{"error":"slow down"}');
+  });
+
+  it('an error body is read up to the bound only: truncated, and the endless rest never read', async () => {
+    let closed = false;
+    const dispatcher = await serve((res) => {
+      res.writeHead(400, { 'content-type': 'text/html' });
+      res.on('close', () => (closed = true));
+      const chunk = Buffer.alloc(16 * 1024, 0x62);
+      const pump = (): void => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    const { statusCode, body } = await openBody(dispatcher, RAW_POST, undefined);
+    expect(statusCode).toBe(400);
+    expect(await body.text(40_000)).toBe('b'.repeat(40_000));
+    await expect.poll(() => closed).toBe(true);
   });
 });

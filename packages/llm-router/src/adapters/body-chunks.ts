@@ -173,15 +173,25 @@ export class BodyChunks implements Dispatcher.DispatchHandler, AsyncIterableIter
     return DONE;
   }
 
-  /** The whole (rest of the) body as text, as undici's `body.text()` (for error answers). */
-  async text(): Promise<string> {
+  /**
+   * The (rest of the) body as text, as undici's `body.text()` (for error
+   * answers), but at most `maxBytes` of it: past that the text is truncated
+   * and the body destroyed, so an endless error body cannot fill memory.
+   */
+  async text(maxBytes: number): Promise<string> {
     const chunks: Buffer[] = [];
     let length = 0;
     for (;;) {
       const step = await this.next();
       if (step.done === true) return decodeText(chunks, length);
-      chunks.push(step.value as Buffer);
-      length += step.value.length;
+      const chunk = step.value as Buffer;
+      if (length + chunk.length >= maxBytes) {
+        chunks.push(chunk.subarray(0, maxBytes - length));
+        this.destroy();
+        return decodeText(chunks, maxBytes);
+      }
+      chunks.push(chunk);
+      length += chunk.length;
     }
   }
 

@@ -1,7 +1,16 @@
 import type { Dispatcher } from 'undici';
+import { ResponseTooLargeError } from './adapter.js';
 import { abortReason, type Signal, unwatchAbort, watchAbort } from './request-signal.js';
 
 type IncomingHttpHeaders = Dispatcher.ResponseData['headers'];
+
+/** How much of an upstream body is held in memory (from the target's settings). */
+export interface BodyLimits {
+  /** A 2xx body over this fails the call with `ResponseTooLargeError` (`max_response_bytes`). */
+  readonly maxBytes: number;
+  /** A non-2xx body is kept up to this and truncated beyond it (`max_error_body_bytes`). */
+  readonly maxErrorBytes: number;
+}
 
 /** A whole (non-stream) upstream answer. */
 export interface CollectedResponse {
@@ -30,15 +39,21 @@ export interface CollectedResponse {
  * - 1xx informational heads are skipped;
  * - `firstByte.stop()` runs when the final response head arrives (the
  *   attempt's first-byte clock stops there, see `adapter.ts`).
+ *
+ * Unlike `request()`, memory is bounded (`limits`): a success body that grows
+ * past `maxBytes` rejects with `ResponseTooLargeError` at once, and an error
+ * body is cut at `maxErrorBytes` (the answer resolves with what was kept);
+ * either way the connection is closed, so the upstream stops sending.
  */
 export function collectBody(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   signal: Signal | undefined,
   firstByte: { stop(): void } | undefined,
+  limits: BodyLimits,
 ): Promise<CollectedResponse> {
   return new Promise<CollectedResponse>((resolve, reject) => {
-    dispatcher.dispatch(options, new BodyCollector(resolve, reject, signal, firstByte));
+    dispatcher.dispatch(options, new BodyCollector(resolve, reject, signal, firstByte, limits));
   });
 }
 
@@ -58,6 +73,7 @@ class BodyCollector implements Dispatcher.DispatchHandler {
     private readonly reject: (error: unknown) => void,
     signal: Signal | undefined,
     private readonly firstByte: { stop(): void } | undefined,
+    private readonly limits: BodyLimits,
   ) {
     if (signal === undefined) return;
     this.reason = watchAbort(signal, this.abortListener);
@@ -76,9 +92,25 @@ class BodyCollector implements Dispatcher.DispatchHandler {
     this.firstByte?.stop();
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.length += chunk.length;
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    const error = this.statusCode >= 300;
+    const limit = error ? this.limits.maxErrorBytes : this.limits.maxBytes;
+    if (this.length + chunk.length <= limit) {
+      this.chunks.push(chunk);
+      this.length += chunk.length;
+      return;
+    }
+    const tooLarge = new ResponseTooLargeError(error ? 'max_error_body_bytes' : 'max_response_bytes', limit, 'the response body');
+    if (error) {
+      // Enough to classify and relay the error; the rest is never read.
+      this.chunks.push(chunk.subarray(0, limit - this.length));
+      this.length = limit;
+      this.onResponseEnd();
+    } else {
+      this.onResponseError(controller, tooLarge);
+    }
+    controller.abort(tooLarge); // settled already: only closes the connection
   }
 
   onResponseEnd(): void {

@@ -2,7 +2,7 @@ import type { ProviderConfig } from '../types.js';
 import type { Adapter, AdapterCall, AdapterResponse, AdapterStream, StreamDecoder } from './adapter.js';
 import { openBody } from './body-chunks.js';
 import { collectBody } from './collect-body.js';
-import { bodyTimeout, type Dispatchers, httpFailure, httpFailureOf, parseJson, providerHeaders, relayHeaders, splitBaseUrl } from './http.js';
+import { bodyLimits, bodyTimeout, type Dispatchers, httpFailure, httpFailureOf, parseJson, providerHeaders, relayHeaders, splitBaseUrl } from './http.js';
 
 /**
  * What one wire protocol adds to the shared HTTP plumbing: its paths, how an
@@ -21,7 +21,8 @@ export interface Dialect {
   toRequestBody(call: AdapterCall, stream: boolean): unknown;
   /** A parsed non-stream answer → OpenAI `chat.completion`; throws `InvalidResponseError`. */
   parseCompletion(json: unknown): Record<string, unknown>;
-  newStreamDecoder(): StreamDecoder;
+  /** `maxEventBytes`: the largest SSE event / NDJSON line held while waiting for its end (`max_stream_event_bytes`). */
+  newStreamDecoder(maxEventBytes: number): StreamDecoder;
   /** A parsed listing → model names; throws when it is not the expected shape. */
   parseModelList(json: unknown): string[];
 }
@@ -50,7 +51,7 @@ export class HttpAdapter implements Adapter {
     const dispatcher = this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs);
     // The whole body as one string without a body Readable (see collect-body.ts); the
     // first-byte clock stops at the response headers.
-    const res = await collectBody(dispatcher, options, call.signal, call.firstByte);
+    const res = await collectBody(dispatcher, options, call.signal, call.firstByte, bodyLimits(call.target));
     if (res.statusCode >= 300) return httpFailureOf(res.statusCode, res.headers, res.text);
     const json = parseJson(res.text, 'response is not JSON');
     return { ok: true, status: res.statusCode, body: this.dialect.parseCompletion(json), headers: relayHeaders(res.headers) };
@@ -62,32 +63,25 @@ export class HttpAdapter implements Adapter {
     const dispatcher = this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs);
     // Body chunks straight from the dispatch handler to the decoder (see body-chunks.ts).
     const res = await openBody(dispatcher, options, call.signal);
-    if (res.statusCode >= 300) return httpFailure(res.statusCode, res.headers, res.body);
+    if (res.statusCode >= 300) return httpFailure(res.statusCode, res.headers, res.body, call.target);
     return {
       ok: true,
       status: res.statusCode,
       headers: relayHeaders(res.headers),
       body: res.body,
-      decoder: this.dialect.newStreamDecoder(),
+      decoder: this.dialect.newStreamDecoder(call.target.settings.maxStreamEventBytes),
     };
   }
 
   async listModels(provider: ProviderConfig, signal: AbortSignal): Promise<string[]> {
     const p = this.prepare(provider);
     const timeout = provider.settings.probeTimeoutMs;
-    const res = await this.dispatchers.get(p.origin, provider.settings.connectTimeoutMs).request({
-      method: 'GET',
-      path: p.modelsPath,
-      headers: p.getHeaders,
-      signal,
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-    });
-    if (res.statusCode >= 300) {
-      await res.body.dump();
-      throw new Error(`${this.dialect.listingName} answered ${res.statusCode}`);
-    }
-    return this.dialect.parseModelList(await res.body.json());
+    const dispatcher = this.dispatchers.get(p.origin, provider.settings.connectTimeoutMs);
+    const options = { method: 'GET' as const, path: p.modelsPath, headers: p.getHeaders, headersTimeout: timeout, bodyTimeout: timeout };
+    // Bounded like a chat answer: a listing is upstream data too (max_response_bytes).
+    const res = await collectBody(dispatcher, options, signal, undefined, bodyLimits(provider));
+    if (res.statusCode >= 300) throw new Error(`${this.dialect.listingName} answered ${res.statusCode}`);
+    return this.dialect.parseModelList(JSON.parse(res.text) as unknown);
   }
 
   private postOptions(p: Prepared, call: AdapterCall, stream: boolean) {

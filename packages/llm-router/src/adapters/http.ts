@@ -1,6 +1,7 @@
 import { Pool, type Dispatcher } from 'undici';
-import type { ProviderConfig, TargetConfig } from '../types.js';
+import type { ProviderConfig, Settings, TargetConfig } from '../types.js';
 import { InvalidResponseError, type HttpFailure, type RelayHeaders } from './adapter.js';
+import type { BodyLimits } from './collect-body.js';
 import { preciseConnector } from './connect-timeout.js';
 
 /** Idle keep-alive sockets are kept this long (upstream `Keep-Alive` hints may shorten it). */
@@ -89,12 +90,19 @@ export function relayHeaders(headers: IncomingHttpHeaders): RelayHeaders {
   return out;
 }
 
-interface UndiciBody {
-  text(): Promise<string>;
+/** A non-2xx stream answer: its body read up to `max_error_body_bytes` (truncated beyond). */
+export async function httpFailure(
+  status: number,
+  headers: IncomingHttpHeaders,
+  body: { text(maxBytes: number): Promise<string> },
+  target: TargetConfig,
+): Promise<HttpFailure> {
+  return httpFailureOf(status, headers, await body.text(target.settings.maxErrorBodyBytes));
 }
 
-export async function httpFailure(status: number, headers: IncomingHttpHeaders, body: UndiciBody): Promise<HttpFailure> {
-  return httpFailureOf(status, headers, await body.text());
+/** The memory bounds of a whole-body read for this target or provider (see collect-body.ts). */
+export function bodyLimits(of: { readonly settings: Settings }): BodyLimits {
+  return { maxBytes: of.settings.maxResponseBytes, maxErrorBytes: of.settings.maxErrorBodyBytes };
 }
 
 /** A non-2xx answer whose body has been read already. */

@@ -12,4 +12,20 @@ describe('NdjsonParser', () => {
       expect(out).toEqual(['{"a":"ü"}', '{"b":2}', '{"c":3}']);
     }
   });
+
+  it('an endless line fails with response_too_large in linear time; under the bound it arrives whole', () => {
+    const p = new NdjsonParser(256 * 1024);
+    const chunk = enc('x'.repeat(8 * 1024));
+    const started = performance.now();
+    expect(() => {
+      for (let i = 0; i < 10_000; i++) p.push(chunk);
+    }).toThrow(expect.objectContaining({ code: 'response_too_large' }));
+    expect(performance.now() - started).toBeLessThan(200);
+    const q = new NdjsonParser(256 * 1024);
+    const line = '{"a":"' + 'b'.repeat(200_000) + '"}';
+    const out: string[] = [];
+    for (let i = 0; i < line.length; i += 4096) out.push(...q.push(enc(line.slice(i, i + 4096))));
+    out.push(...q.push(enc('\n{"c":1}')), ...q.end());
+    expect(out).toEqual([line, '{"c":1}']);
+  });
 });

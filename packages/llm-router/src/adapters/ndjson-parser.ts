@@ -1,38 +1,29 @@
+import { LineReader } from './line-reader.js';
+
 /**
  * Incremental newline-delimited JSON splitter (Ollama streams). Returns the
  * complete, non-blank lines as text; parsing is the caller's job so that it can
- * treat a bad line as a protocol failure of that upstream.
+ * treat a bad line as a protocol failure of that upstream. Lines are held until
+ * their newline arrives (see line-reader.ts: linear, and bounded by
+ * `max_stream_event_bytes`).
  */
-export class NdjsonParser {
+export class NdjsonParser extends LineReader {
   private readonly decoder = new TextDecoder();
-  private buffer = '';
 
   push(chunk: Uint8Array): string[] {
-    return this.feed(this.decoder.decode(chunk, { stream: true }), false);
+    return this.collect(this.decoder.decode(chunk, { stream: true }));
   }
 
   /** The body ended: a last line without its newline still counts. */
   end(): string[] {
-    return this.feed(this.decoder.decode(), true);
+    const out = this.collect(this.decoder.decode());
+    const rest = this.takeRest();
+    pushLine(rest, 0, rest.length, out);
+    return out;
   }
 
-  private feed(text: string, final: boolean): string[] {
-    const out: string[] = [];
-    const buffer = this.buffer.length === 0 ? text : this.buffer + text;
-    let start = 0;
-    let nl = buffer.indexOf('\n', start);
-    while (nl !== -1) {
-      pushLine(buffer, start, nl, out);
-      start = nl + 1;
-      nl = buffer.indexOf('\n', start);
-    }
-    if (final) {
-      pushLine(buffer, start, buffer.length, out);
-      this.buffer = '';
-    } else {
-      this.buffer = start === 0 ? buffer : buffer.slice(start);
-    }
-    return out;
+  protected line(buffer: string, start: number, end: number): void {
+    pushLine(buffer, start, end, this.out);
   }
 }
 

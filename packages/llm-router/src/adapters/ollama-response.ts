@@ -80,13 +80,18 @@ export function toOpenAICompletion(native: unknown): Record<string, unknown> {
 
 /** Ollama NDJSON stream → `chat.completion.chunk` events. */
 export class OllamaStreamDecoder implements StreamDecoder {
-  private readonly lines = new NdjsonParser();
+  private readonly lines: NdjsonParser;
   private readonly id = completionId();
   private created = 0;
   private model = '';
   private sentRole = false;
   private toolCallCount = 0;
   private finished = false;
+
+  /** `maxEventBytes`: `max_stream_event_bytes` (the default when omitted). */
+  constructor(maxEventBytes?: number) {
+    this.lines = new NdjsonParser(maxEventBytes);
+  }
 
   push(chunk: Uint8Array): StreamEvent[] {
     return this.events(this.lines.push(chunk));

@@ -20,8 +20,8 @@ export const ollamaDialect: Dialect = {
     return toOpenAICompletion(native);
   },
 
-  newStreamDecoder() {
-    return new OllamaStreamDecoder();
+  newStreamDecoder(maxEventBytes) {
+    return new OllamaStreamDecoder(maxEventBytes);
   },
 
   parseModelList(body) {

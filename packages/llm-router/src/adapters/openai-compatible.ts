@@ -23,8 +23,8 @@ export const openAICompatibleDialect: Dialect = {
     return body;
   },
 
-  newStreamDecoder() {
-    return new OpenAIStreamDecoder();
+  newStreamDecoder(maxEventBytes) {
+    return new OpenAIStreamDecoder(maxEventBytes);
   },
 
   parseModelList(body) {

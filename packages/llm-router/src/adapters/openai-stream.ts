@@ -20,9 +20,14 @@ const DONE: StreamEvent = { type: 'done' };
  * inside content. So the parse stays.
  */
 export class OpenAIStreamDecoder implements StreamDecoder {
-  private readonly sse = new SseParser();
+  private readonly sse: SseParser;
   private sawDone = false;
   private sawFinish = false;
+
+  /** `maxEventBytes`: `max_stream_event_bytes` (the default when omitted). */
+  constructor(maxEventBytes?: number) {
+    this.sse = new SseParser(maxEventBytes);
+  }
 
   push(chunk: Uint8Array): StreamEvent[] {
     return this.events(this.sse.push(chunk));

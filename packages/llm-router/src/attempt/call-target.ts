@@ -78,7 +78,7 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, s
   const open = await c.adapter.stream(call);
   if (!open.ok) return httpFailed(c, open, started);
   // The first-byte clock runs until the commit (first delta): that is the wait a user notices.
-  const pre = await readUntilCommit(open, c.target.id, c.request.signal, (end) => streamEnded(c, timer, end));
+  const pre = await readUntilCommit(open, c.target.id, c.request.signal, (end) => streamEnded(c, timer, end), c.target.settings.maxPreCommitBytes);
   timer.stop();
   if (pre.kind === 'failed') return failed(c, pre.failure, started);
   c.deps.health.reportSuccess(c.provider.name);

@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidResponseError, UnsupportedRequestError, type HttpFailure } from '../adapters/adapter.js';
+import { DEFAULT_SETTINGS } from '../config/defaults.js';
 import type { Settings } from '../types.js';
 import { classifyFailure, classifyStreamBreak, MAX_UPSTREAM_DELAY_MS, parseRetryAfter } from './classify-error.js';
 
-const settings: Settings = {
-  probeIntervalMs: 30_000,
-  probeTimeoutMs: 3_000,
-  failureThreshold: 2,
-  unhealthyPeriodMs: 60_000,
-  rateLimitCooldownMs: 15_000,
-  connectTimeoutMs: 5_000,
-  firstByteTimeoutMs: 45_000,
-  retries: 0,
-  retryMaxWaitMs: 10_000,
-};
+const settings: Settings = DEFAULT_SETTINGS;
 const now = 1_000_000;
 const ctx = { aliasTarget: true, settings, now };
 

@@ -76,6 +76,8 @@ export function classifyFailure(failure: Failure, ctx: ClassifyContext): Decisio
 function classifyError(error: unknown): Decision {
   const code = errorCode(error);
   if (code === 'invalid_response') return failOver('invalid_response', 'upstream sent malformed data');
+  // Over a memory bound (adapters/adapter.ts ResponseTooLargeError): the provider is reachable, just answering too much.
+  if (code === 'response_too_large') return failOver('response_too_large', messageOf(error));
   if (code === 'unsupported_request') {
     return failOver('unsupported_request', messageOf(error), { reachedNetwork: false });
   }
@@ -134,13 +136,14 @@ function failOver(reason: string, detail: string, extra: Partial<Decision> = {})
 /**
  * The attempt reason of a transport error after a stream committed (it can no
  * longer fail over; the reason only feeds health bookkeeping and the
- * `stream_interrupted` record). Malformed data stays `invalid_response`;
- * anything else the body iterator throws means the connection broke off.
+ * `stream_interrupted` record). Malformed data stays `invalid_response`, a
+ * line over `max_stream_event_bytes` stays `response_too_large`; anything else
+ * the body iterator throws means the connection broke off.
  * Only the error's own code counts here, as it always has.
  */
-export function classifyStreamBreak(error: unknown): 'invalid_response' | 'socket_closed' {
+export function classifyStreamBreak(error: unknown): 'invalid_response' | 'response_too_large' | 'socket_closed' {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === 'invalid_response' ? 'invalid_response' : 'socket_closed';
+  return code === 'invalid_response' || code === 'response_too_large' ? code : 'socket_closed';
 }
 
 /**

@@ -6,7 +6,7 @@ import { readUntilCommit, type StreamEnd } from './stream-commit.js';
 const encoder = new TextEncoder();
 
 /** A stream whose body yields the given SSE texts, one chunk each. */
-function openWith(texts: string[]): StreamOpen & { destroyed: boolean } {
+function openWith(texts: string[]): { -readonly [K in keyof StreamOpen]: StreamOpen[K] } & { destroyed: boolean } {
   let i = 0;
   const body = {
     destroyed: false,
@@ -38,7 +38,7 @@ describe('a committed stream', () => {
   it('a malformed chunk after the commit ends it with stream_interrupted, never relayed as a chunk', async () => {
     const open = openWith([delta('Hello'), 'data: {"choices":[{"delta":{"content":" wor\n\n', 'data: [DONE]\n\n']);
     const ends: StreamEnd[] = [];
-    const pre = await readUntilCommit(open, 't/m', undefined, (end) => ends.push(end));
+    const pre = await readUntilCommit(open, 't/m', undefined, (end) => ends.push(end), 1024 * 1024);
     if (pre.kind !== 'committed') throw new Error('expected a commit');
     const seen: string[] = [];
     await expect(
@@ -49,5 +49,43 @@ describe('a committed stream', () => {
     expect(seen).toHaveLength(1);
     expect(ends).toEqual([{ kind: 'interrupted', reason: 'invalid_response' }]);
     expect(open.destroyed).toBe(true);
+  });
+
+  it('an event over max_stream_event_bytes after the commit ends it with stream_interrupted (response_too_large)', async () => {
+    const open = openWith([delta('Hello'), 'data: ' + 'x'.repeat(5_000), 'x'.repeat(5_000)]);
+    open.decoder = new OpenAIStreamDecoder(8_000);
+    const ends: StreamEnd[] = [];
+    const pre = await readUntilCommit(open, 't/m', undefined, (end) => ends.push(end), 1024 * 1024);
+    if (pre.kind !== 'committed') throw new Error('expected a commit');
+    await expect(
+      (async () => {
+        for await (const chunk of pre.stream) void chunk;
+      })(),
+    ).rejects.toMatchObject({ code: 'stream_interrupted' });
+    expect(ends).toEqual([{ kind: 'interrupted', reason: 'response_too_large' }]);
+  });
+});
+
+describe('before the commit', () => {
+  it('role-only chunks without end are held only up to max_pre_commit_bytes, then the attempt fails (response_too_large)', async () => {
+    const role = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { role: 'assistant' } }] })}\n\n`;
+    let sent = 0;
+    const open = openWith([]);
+    // An endless upstream: a role-only chunk per read, forever.
+    open.body[Symbol.asyncIterator] = () => ({
+      next: async () => {
+        sent++;
+        return { done: false, value: encoder.encode(role.repeat(10)) };
+      },
+    });
+    const pre = await readUntilCommit(open, 't/m', undefined, () => undefined, 64 * 1024);
+    expect(pre.kind).toBe('failed');
+    if (pre.kind !== 'failed' || pre.failure.kind !== 'error') throw new Error('expected an error failure');
+    expect(pre.failure.error).toMatchObject({
+      code: 'response_too_large',
+      message: 'the stream before its first content delta exceeds max_pre_commit_bytes (65536 bytes)',
+    });
+    expect(open.destroyed).toBe(true);
+    expect(sent).toBeLessThan(64 * 1024 / 256 / 10 + 2);
   });
 });

@@ -1,4 +1,4 @@
-import type { StreamEvent, StreamOpen } from '../adapters/adapter.js';
+import { ResponseTooLargeError, type StreamEvent, type StreamOpen } from '../adapters/adapter.js';
 import { abortedError, RouterError } from '../errors.js';
 import type { CancelSignal, RequestOutcome, Usage } from '../types.js';
 import { classifyStreamBreak, type Failure } from './classify-error.js';
@@ -18,6 +18,12 @@ import { classifyStreamBreak, type Failure } from './classify-error.js';
  * which the caller turns into an explicit error event (never `[DONE]`).
  */
 
+/**
+ * What one held-back event costs beyond its JSON text (the event object, the
+ * string's header): counted so that endless tiny chunks hit the bound too.
+ */
+const HELD_EVENT_OVERHEAD_BYTES = 256;
+
 /** How a committed stream ended, for health bookkeeping and in-flight counting. */
 export type StreamEnd =
   | { readonly kind: 'complete' }
@@ -34,15 +40,22 @@ export type PreCommit =
  * iterator that replays the held-back chunks, or `failed` with what went wrong
  * (the body is then destroyed). Transport errors and malformed data are thrown,
  * like any adapter error, after destroying the body.
+ *
+ * The held-back chunks are bounded by `maxPreCommitBytes` (their JSON text plus
+ * HELD_EVENT_OVERHEAD_BYTES each): an upstream that sends role-only chunks
+ * without end would otherwise grow memory until the first-byte timeout. Past the
+ * bound the attempt fails (`response_too_large`) and the next target is asked.
  */
 export async function readUntilCommit(
   open: StreamOpen,
   target: string,
   signal: CancelSignal | undefined,
   onEnd: (end: StreamEnd) => void,
+  maxPreCommitBytes: number,
 ): Promise<PreCommit> {
   const it = open.body[Symbol.asyncIterator]();
   const held: StreamEvent[] = [];
+  let heldBytes = 0;
   try {
     for (;;) {
       const step = await it.next();
@@ -55,6 +68,11 @@ export async function readUntilCommit(
         if (event.delta) {
           for (let j = i + 1; j < events.length; j++) held.push(events[j]!);
           return { kind: 'committed', stream: new CommittedStream(open, it, held, target, signal, onEnd) };
+        }
+        heldBytes += event.data.length + HELD_EVENT_OVERHEAD_BYTES;
+        if (heldBytes > maxPreCommitBytes) {
+          const error = new ResponseTooLargeError('max_pre_commit_bytes', maxPreCommitBytes, 'the stream before its first content delta');
+          return fail(open, { kind: 'error', error });
         }
       }
       if (step.done === true) return fail(open, { kind: 'empty', reason: 'empty_stream' });

@@ -194,6 +194,18 @@ aliases:
     ).settings;
     expect(durations).toMatchObject({ probeIntervalMs: 3_600_000, probeTimeoutMs: 500, unhealthyPeriodMs: 120_000, rateLimitCooldownMs: 1_500, retryMaxWaitMs: 1_500 });
   });
+
+  it('bounds what an upstream can make us hold: sizes with units or in bytes, defaults otherwise, per target too', () => {
+    const defaults = parseConfig(STRINGS_ONLY, { env }).settings;
+    expect(defaults).toMatchObject({ maxResponseBytes: 32 * 1024 ** 2, maxErrorBodyBytes: 64 * 1024, maxStreamEventBytes: 4 * 1024 ** 2, maxPreCommitBytes: 1024 ** 2 });
+    const set = parseConfig(
+      `settings: { max_response_bytes: 8mb, max_error_body_bytes: 4096, max_stream_event_bytes: "1.5MB", max_pre_commit_bytes: 64kb }\n` +
+        withLongForm('    chain:\n      - { target: ollama/a, settings: { max_response_bytes: 1gb } }\n'),
+      { env },
+    );
+    expect(set.settings).toMatchObject({ maxResponseBytes: 8 * 1024 ** 2, maxErrorBodyBytes: 4096, maxStreamEventBytes: 1.5 * 1024 ** 2, maxPreCommitBytes: 64 * 1024 });
+    expect(set.aliases.get('mana/long-form')?.chain[0]?.settings.maxResponseBytes).toBe(1024 ** 3);
+  });
 });
 
 describe('parseConfig: validation names the alias and line', () => {
@@ -210,6 +222,8 @@ describe('parseConfig: validation names the alias and line', () => {
     ['negative duration', withLongForm('    settings: { unhealthy_period: -5s }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.unhealthy_period must be a duration'],
     ['negative number of ms', withLongForm('    settings: { retry_max_wait: -5 }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.retry_max_wait must be a duration'],
     ['unknown unit', withLongForm('    settings: { connect_timeout: 5 sec }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.connect_timeout must be a positive duration'],
+    ['zero size', withLongForm('    settings: { max_response_bytes: 0 }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.max_response_bytes must be a positive size'],
+    ['bad size', withLongForm('    settings: { max_pre_commit_bytes: lots }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.max_pre_commit_bytes must be a positive size'],
     ['unknown alias key', withLongForm('    stratgy: failover\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): unknown key "stratgy" in alias mana/long-form'],
     ['unknown target key', withLongForm('    chain:\n      - { target: ollama/a, wieght: 2 }\n'), 'line 4 (alias mana/long-form): unknown key "wieght" in chain entry'],
     ['unknown setting', withLongForm('    settings: { unhealty_period: 5s }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): unknown key "unhealty_period" in settings'],

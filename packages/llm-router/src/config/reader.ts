@@ -1,6 +1,7 @@
 import type { Settings } from '../types.js';
 import type { ConfigPath, ConfigSource } from './config-source.js';
 import { parseDuration } from './durations.js';
+import { parseSize } from './sizes.js';
 import { interpolateEnv, type Env, type Interpolated } from './interpolate.js';
 import { SETTING_SPECS } from './schema.js';
 
@@ -71,6 +72,14 @@ export class ConfigReader {
     return ms;
   }
 
+  /** A positive size in bytes: a whole number, or with a unit (`64kb`, `32mb`, `1gb`; binary multiples). */
+  size(value: unknown, path: ConfigPath, what: string, alias?: string): number {
+    const text = typeof value === 'string' ? interpolateEnv(value, this.env).value : typeof value === 'number' ? String(value) : undefined;
+    const bytes = text === undefined ? undefined : parseSize(text);
+    if (bytes === undefined) this.fail(path, `${what} must be a positive size such as "64kb", "32mb" or a number of bytes, got ${JSON.stringify(value)}`, alias);
+    return bytes;
+  }
+
   /** A `settings:` block → the fields it overrides (absent keys stay undefined). */
   settings(value: unknown, path: ConfigPath, alias?: string): Partial<Settings> {
     if (value === undefined || value === null) return {};
@@ -81,10 +90,13 @@ export class ConfigReader {
       const spec = SETTING_SPECS[key];
       if (spec === undefined) continue; // unreachable: keys() rejected it
       const at = [...path, key];
+      const what = `settings.${key}`;
       result[spec.field] =
         spec.kind === 'duration'
-          ? this.duration(raw, at, `settings.${key}`, spec.positive === true, alias)
-          : this.count(raw, at, `settings.${key}`, spec.min, alias);
+          ? this.duration(raw, at, what, spec.positive === true, alias)
+          : spec.kind === 'size'
+            ? this.size(raw, at, what, alias)
+            : this.count(raw, at, what, spec.min, alias);
     }
     return result;
   }

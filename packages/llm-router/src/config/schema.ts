@@ -38,7 +38,8 @@ export const PROVIDER_TYPES: readonly ProviderType[] = ['openai', 'ollama'];
 
 type SettingSpec =
   | { readonly field: keyof Settings; readonly kind: 'duration'; readonly positive?: boolean }
-  | { readonly field: keyof Settings; readonly kind: 'count'; readonly min: number };
+  | { readonly field: keyof Settings; readonly kind: 'count'; readonly min: number }
+  | { readonly field: keyof Settings; readonly kind: 'size' };
 
 /** YAML `settings:` keys (snake_case, human durations) → Settings fields (ms). */
 export const SETTING_SPECS: Readonly<Record<string, SettingSpec>> = {
@@ -52,6 +53,10 @@ export const SETTING_SPECS: Readonly<Record<string, SettingSpec>> = {
   first_byte_timeout: { field: 'firstByteTimeoutMs', kind: 'duration', positive: true },
   retries: { field: 'retries', kind: 'count', min: 0 },
   retry_max_wait: { field: 'retryMaxWaitMs', kind: 'duration' },
+  max_response_bytes: { field: 'maxResponseBytes', kind: 'size' },
+  max_error_body_bytes: { field: 'maxErrorBodyBytes', kind: 'size' },
+  max_stream_event_bytes: { field: 'maxStreamEventBytes', kind: 'size' },
+  max_pre_commit_bytes: { field: 'maxPreCommitBytes', kind: 'size' },
 };
 
 /** Alias names live in the reserved `mana/` namespace: `mana/` + a lowercase slug. */
