@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG_PATH, DEFAULT_MAX_BODY_BYTES, isLoopbackHost, parseCli, parseDuration, parseSize } from './cli.js';
+import { DEFAULT_CONFIG_PATH, DEFAULT_MAX_BODY_BYTES, isLoopbackHost, parseCli, parseDuration } from './cli.js';
 
 function run(argv: string[], env: Record<string, string | undefined> = {}) {
   const result = parseCli(argv, env);
@@ -71,15 +71,7 @@ describe('parseCli', () => {
   });
 });
 
-describe('sizes, durations, hosts', () => {
-  it('parses sizes', () => {
-    expect(parseSize('1024')).toBe(1024);
-    expect(parseSize('20mb')).toBe(20 * 1024 * 1024);
-    expect(parseSize('1.5KB')).toBe(1536);
-    expect(parseSize('0')).toBeUndefined();
-    expect(parseSize('-1')).toBeUndefined();
-    expect(parseSize('10 parsecs')).toBeUndefined();
-  });
+describe('durations, hosts', () => {
   it('parses durations', () => {
     expect(parseDuration('250')).toBe(250);
     expect(parseDuration('500ms')).toBe(500);

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { parseSize } from '@mana/llm-router';
 
 export interface GatewayOptions {
   /** YAML alias config path. */
@@ -68,18 +69,7 @@ Secrets (environment only, so they never show in a process list):
 Signals: SIGHUP reloads the config; SIGTERM/SIGINT drain and exit 0.
 `;
 
-const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 const DURATION_UNITS: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000 };
-
-/** `20mb` → 20971520; `1024` → 1024; invalid → undefined. */
-export function parseSize(text: string): number | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]?b)?\s*$/i.exec(text);
-  if (!match) return undefined;
-  const unit = SIZE_UNITS[(match[2] ?? '').toLowerCase()];
-  if (unit === undefined) return undefined;
-  const bytes = Math.floor(Number(match[1]) * unit);
-  return bytes > 0 ? bytes : undefined;
-}
 
 /** `25s` → 25000; `500ms` → 500; `2m` → 120000; `100` → 100 (ms); invalid → undefined. */
 export function parseDuration(text: string): number | undefined {
