@@ -6,6 +6,7 @@ export { parseConfig, loadConfigFile, DEFAULT_SETTINGS } from './config/load-con
 export type { ParseConfigOptions } from './config/load-config.js';
 export { resolveModel, listModels } from './config/alias-registry.js';
 export { parseSize } from './config/sizes.js';
+export { MAX_MODEL_ID_LENGTH, modelIdProblem } from './config/targets.js';
 export type { Resolution } from './config/alias-registry.js';
 export { buildPlan } from './plan/build-plan.js';
 export type { PlanContext } from './plan/build-plan.js';

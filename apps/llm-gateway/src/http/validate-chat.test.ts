@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_MODEL_ID_LENGTH, validateChatRequest } from './validate-chat.js';
+import { MAX_MODEL_ID_LENGTH } from '@mana/llm-router';
+import { validateChatRequest } from './validate-chat.js';
 
 const user = { role: 'user', content: 'hi' };
 

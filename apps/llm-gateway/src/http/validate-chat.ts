@@ -4,7 +4,7 @@
  * request gets a 400 with a stable code instead of a confusing upstream error.
  * Everything else is passed through untouched.
  */
-import type { ChatRequestBody } from '@mana/llm-router';
+import { modelIdProblem, type ChatRequestBody } from '@mana/llm-router';
 import type { GatewayErrorCode } from './errors.js';
 
 export interface ChatValidationError {
@@ -23,21 +23,6 @@ export type ChatValidation =
  */
 export const MAX_JSON_DEPTH = 64;
 
-/**
- * Longest `model` accepted (characters). Real ids are far shorter (the longest
- * public ones are under 100); the limit keeps caller-chosen strings out of
- * logs, headers and error messages at any size.
- */
-export const MAX_MODEL_ID_LENGTH = 256;
-
-/**
- * A model id must be printable ASCII (space to `~`). Why: the id that answered
- * is echoed in the `X-Mana-LLM-Resolved` header, and a header value cannot hold
- * control characters or anything past Latin-1 (`up/ok:模型`): writing the head
- * would throw after the upstream already answered. Refused rather than
- * encoded, so a client sees in the header exactly the id it sent.
- */
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 const NUMBER_FIELDS = [
   'temperature',
@@ -111,14 +96,9 @@ export function validateChatRequest(body: unknown): ChatValidation {
     return fail('invalid_type', `'model' must be a string, got ${typeName(model)}.`, 'model');
   }
   if (model === '') return fail('invalid_request', `'model' must not be empty.`, 'model');
-  if (typeof model === 'string') {
-    if (model.length > MAX_MODEL_ID_LENGTH) {
-      return fail('invalid_model', `'model' must be at most ${MAX_MODEL_ID_LENGTH} characters, got ${model.length}.`, 'model');
-    }
-    if (!PRINTABLE_ASCII.test(model)) {
-      return fail('invalid_model', `'model' may only contain printable ASCII characters (no control characters, no non-ASCII letters).`, 'model');
-    }
-  }
+  // Length and characters (see modelIdProblem): the id ends up in a response header and in logs.
+  const problem = typeof model === 'string' ? modelIdProblem(model) : undefined;
+  if (problem !== undefined) return fail('invalid_model', `'model' ${problem}.`, 'model');
 
   const messages = body.messages;
   if (messages === undefined || messages === null) {

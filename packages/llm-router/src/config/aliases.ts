@@ -3,7 +3,7 @@ import type { AliasConfig, ProviderConfig, Settings, Strategy, TargetConfig } fr
 import type { ConfigPath } from './config-source.js';
 import type { ConfigReader, RawMap } from './reader.js';
 import { ALIAS_KEYS, ALIAS_NAME, ON_ALL_UNHEALTHY, STRATEGIES, TARGET_KEYS } from './schema.js';
-import { splitTarget } from './targets.js';
+import { modelIdProblem, splitTarget } from './targets.js';
 
 /**
  * Builds the `aliases:` section. An alias is either a map (strategy, chain, …)
@@ -92,6 +92,8 @@ function buildTarget(
   const targetPath = typeof entry === 'string' ? path : [...path, 'target'];
   const id = reader.string(map.target, targetPath, 'target', alias).value.trim();
 
+  const problem = modelIdProblem(id);
+  if (problem !== undefined) reader.fail(targetPath, `target ${JSON.stringify(id.slice(0, 80))} ${problem}: it is sent in the X-Mana-LLM-Resolved header`, alias);
   const split = splitTarget(id);
   if (split === undefined) reader.fail(targetPath, `target "${id}" must be provider/model (e.g. groq/llama-3.3-70b-versatile)`, alias);
   if (split.provider === ALIAS_NAMESPACE) {

@@ -222,6 +222,8 @@ describe('parseConfig: validation names the alias and line', () => {
     ['negative duration', withLongForm('    settings: { unhealthy_period: -5s }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.unhealthy_period must be a duration'],
     ['negative number of ms', withLongForm('    settings: { retry_max_wait: -5 }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.retry_max_wait must be a duration'],
     ['unknown unit', withLongForm('    settings: { connect_timeout: 5 sec }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.connect_timeout must be a positive duration'],
+    ['non-ASCII target', withLongForm('    chain: [ollama/模型]\n'), 'line 3 (alias mana/long-form): target "ollama/模型" may only contain printable ASCII characters'],
+    ['target over 256 characters', withLongForm(`    chain: [ollama/${'m'.repeat(250)}]\n`), `line 3 (alias mana/long-form): target "ollama/${'m'.repeat(73)}" must be at most 256 characters, got 257`],
     ['zero size', withLongForm('    settings: { max_response_bytes: 0 }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.max_response_bytes must be a positive size'],
     ['bad size', withLongForm('    settings: { max_pre_commit_bytes: lots }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.max_pre_commit_bytes must be a positive size'],
     ['unknown alias key', withLongForm('    stratgy: failover\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): unknown key "stratgy" in alias mana/long-form'],
