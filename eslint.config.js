@@ -52,6 +52,8 @@ export default defineConfig(
       'packages/llm-router/**',
       'packages/llm-testkit/**',
       'packages/llm-aliases/**/*.test.ts',
+      'packages/llm-usage-store/src/**/*.test.ts',
+      'packages/llm-usage-store/src/test-records.ts',
       'packages/eslint-plugin-llm/**/*.test.ts',
       'apps/llm-gateway/src/**/*.test.ts',
       'apps/llm-gateway/test/**',

@@ -34,6 +34,7 @@ export const ALLOW_LIST = [
   /^packages\/llm-router\//,
   /^packages\/llm-testkit\//,
   /^packages\/llm-aliases\/.*\.test\.[cm]?[jt]sx?$/,
+  /^packages\/llm-usage-store\/src\/(?:.*\.test\.[cm]?[jt]sx?|test-records\.ts)$/,
   /^packages\/eslint-plugin-llm\/test-corpus\//,
   /^packages\/eslint-plugin-llm\/.*\.test\.[cm]?[jt]sx?$/,
 ];

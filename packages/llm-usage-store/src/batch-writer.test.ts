@@ -1,0 +1,98 @@
+/**
+ * The batch writer on a real SQLite store: records reach the database off the
+ * request path, a failing database costs the caller nothing, the queue stays
+ * bounded, and recording resumes by itself.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BatchWriter } from './batch-writer.js';
+import { UsageStore } from './usage-store.js';
+import { request } from './test-records.js';
+import { testLocation, type TestLocation } from './test-stores.js';
+
+async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('batch writer', () => {
+  let where: TestLocation | undefined;
+  let store: UsageStore | undefined;
+  let writer: BatchWriter | undefined;
+
+  afterEach(async () => {
+    await writer?.close(100);
+    await store?.close();
+    await where?.cleanup();
+    writer = store = where = undefined;
+  });
+
+  async function setUp(options: ConstructorParameters<typeof BatchWriter>[1]) {
+    where = await testLocation('sqlite');
+    store = new UsageStore({ location: where.location });
+    await store.open();
+    writer = new BatchWriter(store, options);
+    return { store, writer, file: (where.location as { file: string }).file };
+  }
+
+  it('writes recorded requests within one flush interval', async () => {
+    const { store, writer } = await setUp({ flushIntervalMs: 50 });
+    for (let i = 0; i < 5; i++) writer.record(request({ requestId: `r${i}` }));
+    expect(writer.status.queued).toBe(5);
+    await until(async () => (await store.requests({})).requests.length === 5, 1_000);
+    expect(writer.status).toMatchObject({ queued: 0, written: 5, dropped: 0, failing: false });
+  });
+
+  it('while the database is locked: record() stays instant, the queue is bounded, drops are counted and reported once', async () => {
+    const dropReports: number[] = [];
+    const errors: string[] = [];
+    const { store, writer, file } = await setUp({
+      flushIntervalMs: 20,
+      maxQueued: 1_000,
+      onDropped: (n) => dropReports.push(n),
+      onWriteError: (e) => errors.push(e.message),
+    });
+    const other = new BetterSqlite3(file);
+    other.exec('BEGIN EXCLUSIVE');
+    try {
+      const started = performance.now();
+      for (let i = 0; i < 5_000; i++) writer.record(request({ requestId: `r${i}` }));
+      expect(performance.now() - started).toBeLessThan(500);
+      await until(() => writer.status.failing);
+      expect(errors[0]).toMatch(/locked/);
+      expect(writer.status.queued).toBe(1_000);
+      expect(writer.status.dropped).toBe(4_000);
+      // Logged once per minute at most, however many were dropped.
+      expect(dropReports).toEqual([1]);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    // Recording resumes by itself: the newest 1 000 arrive, the oldest were the ones dropped.
+    await until(() => writer.status.written === 1_000);
+    expect(writer.status.failing).toBe(false);
+    const all: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await store.requests({ limit: 500, ...(cursor === undefined ? {} : { cursor }) });
+      all.push(...page.requests.map((r) => r.requestId));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    expect(all).toHaveLength(1_000);
+    expect(all).not.toContain('r3999');
+    expect(all).toContain('r4000');
+    expect(all).toContain('r4999');
+  });
+
+  it('close() writes what is still queued', async () => {
+    const { store, writer } = await setUp({ flushIntervalMs: 60_000 });
+    for (let i = 0; i < 3; i++) writer.record(request({ requestId: `r${i}` }));
+    await writer.close();
+    expect((await store.requests({})).requests).toHaveLength(3);
+    writer.record(request({ requestId: 'late' }));
+    expect(writer.status.queued).toBe(0);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Opening the two engines behind one kysely handle. A connection is opened
+ * lazily and again after a failure, so a database that is down, locked or
+ * deleted at one moment is picked up again by the next write without a restart.
+ */
+import { statSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations.js';
+import type { UsageDatabase } from './schema.js';
+
+export type StoreLocation =
+  | { readonly kind: 'sqlite'; readonly file: string }
+  | { readonly kind: 'postgres'; readonly url: string };
+
+export interface Connection {
+  readonly db: Kysely<UsageDatabase>;
+  /** False when the connection can no longer reach the data (e.g. the SQLite file was removed). */
+  stillValid(): boolean;
+  close(): Promise<void>;
+}
+
+const POSTGRES_POOL_SIZE = 4;
+const POSTGRES_CONNECT_TIMEOUT_MS = 2_000; // 2 s: a stopped server is noticed quickly
+const POSTGRES_STATEMENT_TIMEOUT_MS = 10_000; // 10 s: no query holds a pooled connection longer
+const POSTGRES_IDLE_TIMEOUT_MS = 10_000; // 10 s
+
+/** PostgreSQL OIDs whose text form we read as JS numbers: int8 (count, sum of integers, epoch ms) and numeric. */
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+export async function openConnection(location: StoreLocation, onBackgroundError: (error: Error) => void): Promise<Connection> {
+  const connection = location.kind === 'sqlite' ? openSqlite(location.file) : openPostgres(location.url, onBackgroundError);
+  try {
+    const { error } = await new Migrator({ db: connection.db, provider: migrationProvider }).migrateToLatest();
+    if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
+  } catch (error) {
+    await connection.close().catch(() => undefined);
+    throw error;
+  }
+  return connection;
+}
+
+function openSqlite(file: string): Connection {
+  mkdirSync(dirname(file), { recursive: true });
+  const database = new BetterSqlite3(file);
+  try {
+    // WAL: readers (the usage API) never wait for the writer, and a killed
+    // process loses no committed batch. NORMAL sync is durable across a process
+    // crash (only an OS crash may lose the last commits).
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    // better-sqlite3 is synchronous: waiting for a lock would block the event
+    // loop, i.e. every request. Fail at once instead; the writer retries later.
+    database.pragma('busy_timeout = 0');
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  const inode = statSync(file).ino;
+  const db = new Kysely<UsageDatabase>({ dialect: new SqliteDialect({ database }) });
+  return {
+    db,
+    stillValid() {
+      // An unlinked or replaced file keeps accepting writes into the old inode,
+      // which nobody will ever read: treat that as a broken connection.
+      try {
+        return statSync(file).ino === inode;
+      } catch {
+        return false;
+      }
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function openPostgres(url: string, onBackgroundError: (error: Error) => void): Connection {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: POSTGRES_POOL_SIZE,
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: POSTGRES_IDLE_TIMEOUT_MS,
+    statement_timeout: POSTGRES_STATEMENT_TIMEOUT_MS,
+    query_timeout: POSTGRES_STATEMENT_TIMEOUT_MS,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID || oid === NUMERIC_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle pooled client whose server goes away emits 'error' on the pool;
+  // unhandled, that would crash the process. The next query reconnects.
+  pool.on('error', onBackgroundError);
+  const db = new Kysely<UsageDatabase>({ dialect: new PostgresDialect({ pool }) });
+  return { db, stillValid: () => true, close: () => db.destroy() };
+}

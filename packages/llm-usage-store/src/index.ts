@@ -1,0 +1,28 @@
+export { UsageStore } from './usage-store.js';
+export type { UsageStoreOptions } from './usage-store.js';
+export type { StoreLocation } from './connections.js';
+export {
+  BatchWriter,
+  DEFAULT_DROP_LOG_INTERVAL_MS,
+  DEFAULT_FLUSH_INTERVAL_MS,
+  DEFAULT_MAX_BATCH,
+  DEFAULT_MAX_QUEUED,
+} from './batch-writer.js';
+export type { BatchSink, BatchWriterOptions, BatchWriterStatus } from './batch-writer.js';
+export type { IdentifiedRecord } from './write-records.js';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './query-requests.js';
+export { SUMMARY_GROUPS } from './query-summary.js';
+export { LATEST_SCHEMA_VERSION } from './migrations.js';
+export { UsageQueryError, isUsageQueryError } from './usage-query-error.js';
+export type {
+  AttemptRecord,
+  PlannedTarget,
+  RequestFilter,
+  RequestPage,
+  RequestPageQuery,
+  RequestRecord,
+  StoredRequest,
+  SummaryGroup,
+  SummaryQuery,
+  SummaryRow,
+} from './types.js';

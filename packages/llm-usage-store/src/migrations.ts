@@ -1,0 +1,79 @@
+/**
+ * Versioned schema migrations, run at open by kysely's Migrator (it keeps the
+ * applied versions in `kysely_migration` and holds a lock while migrating, so
+ * several replicas starting at once against one PostgreSQL apply each once).
+ * Append new versions; never edit an applied one.
+ */
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+
+const migrations: Record<string, Migration> = {
+  '0001_usage_events': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('usage_requests')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .addColumn('ts', 'bigint', (c) => c.notNull())
+        .addColumn('key_fingerprint', 'text')
+        .addColumn('alias', 'text')
+        .addColumn('model', 'text')
+        .addColumn('target', 'text')
+        .addColumn('provider', 'text')
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('code', 'text')
+        .addColumn('stream', 'integer', (c) => c.notNull())
+        .addColumn('priority', 'text')
+        .addColumn('attempt_count', 'integer', (c) => c.notNull())
+        .addColumn('plan', 'text', (c) => c.notNull())
+        .addColumn('duration_ms', 'double precision', (c) => c.notNull())
+        .addColumn('ttfb_ms', 'double precision')
+        .addColumn('prompt_tokens', 'integer')
+        .addColumn('completion_tokens', 'integer')
+        .addColumn('cached_tokens', 'integer')
+        .addColumn('cost_usd', 'double precision')
+        .addColumn('failovers', 'integer', (c) => c.notNull())
+        .addColumn('rescued', 'integer', (c) => c.notNull())
+        .addColumn('flagged', 'integer', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('usage_requests_ts').on('usage_requests').columns(['ts', 'id']).execute();
+      await db.schema.createIndex('usage_requests_alias_ts').on('usage_requests').columns(['alias', 'ts']).execute();
+      await db.schema.createIndex('usage_requests_target_ts').on('usage_requests').columns(['target', 'ts']).execute();
+      await db.schema.createIndex('usage_requests_flagged_ts').on('usage_requests').columns(['flagged', 'ts', 'id']).execute();
+      await db.schema.createIndex('usage_requests_request_id').on('usage_requests').column('request_id').execute();
+
+      await db.schema
+        .createTable('usage_attempts')
+        .addColumn('request_row_id', 'text', (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('ts', 'bigint', (c) => c.notNull())
+        .addColumn('alias', 'text')
+        .addColumn('target', 'text', (c) => c.notNull())
+        .addColumn('provider', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('upstream_status', 'integer')
+        .addColumn('duration_ms', 'double precision', (c) => c.notNull())
+        .addColumn('prompt_tokens', 'integer')
+        .addColumn('completion_tokens', 'integer')
+        .addColumn('cached_tokens', 'integer')
+        .addColumn('cost_usd', 'double precision')
+        .addColumn('failed_over', 'integer', (c) => c.notNull())
+        .addColumn('final', 'integer', (c) => c.notNull())
+        .addColumn('rescue', 'integer', (c) => c.notNull())
+        .addColumn('ttfb_ms', 'double precision')
+        .addPrimaryKeyConstraint('usage_attempts_pk', ['request_row_id', 'position'])
+        .execute();
+      await db.schema.createIndex('usage_attempts_ts').on('usage_attempts').column('ts').execute();
+      await db.schema.createIndex('usage_attempts_target_ts').on('usage_attempts').columns(['target', 'ts']).execute();
+      await db.schema.createIndex('usage_attempts_provider_ts').on('usage_attempts').columns(['provider', 'ts']).execute();
+    },
+  },
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};
+
+/** The newest schema version this code knows. */
+export const LATEST_SCHEMA_VERSION = Object.keys(migrations).at(-1)!;

@@ -1,0 +1,130 @@
+/**
+ * Requests, newest first, with their attempts; keyset pagination on (ts, id)
+ * so a page costs the same however deep the client pages.
+ */
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import type { UsageAttemptsTable, UsageDatabase, UsageRequestsTable } from './schema.js';
+import type { AttemptRecord, PlannedTarget, RequestFilter, RequestPage, RequestPageQuery, StoredRequest } from './types.js';
+import { UsageQueryError } from './usage-query-error.js';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 500;
+
+type RequestQuery = SelectQueryBuilder<UsageDatabase, 'usage_requests', object>;
+
+export async function queryRequests(db: Kysely<UsageDatabase>, query: RequestPageQuery): Promise<RequestPage> {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw new UsageQueryError(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`, 'limit');
+  }
+  let q = applyFilter(db.selectFrom('usage_requests'), query);
+  if (query.cursor !== undefined) {
+    const { ts, id } = decodeCursor(query.cursor);
+    q = q.where((eb) => eb.or([eb('ts', '<', ts), eb.and([eb('ts', '=', ts), eb('id', '<', id)])]));
+  }
+  const rows = await q.selectAll().orderBy('ts', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const page = rows.slice(0, limit);
+  const attempts = await attemptsOf(
+    db,
+    page.map((r) => r.id),
+  );
+  const last = page.at(-1);
+  return {
+    requests: page.map((row) => toStoredRequest(row, attempts.get(row.id) ?? [])),
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(Number(last.ts), last.id) : null,
+  };
+}
+
+export function applyFilter(q: RequestQuery, f: RequestFilter): RequestQuery {
+  if (f.since !== undefined && f.until !== undefined && f.since > f.until) {
+    throw new UsageQueryError('since must not be after until.', 'since');
+  }
+  if (f.since !== undefined) q = q.where('ts', '>=', f.since);
+  if (f.until !== undefined) q = q.where('ts', '<', f.until);
+  if (f.alias !== undefined) q = q.where('alias', '=', f.alias);
+  if (f.target !== undefined) q = q.where('target', '=', f.target);
+  if (f.status !== undefined) q = q.where('status', '=', f.status);
+  if (f.code !== undefined) q = q.where('code', '=', f.code);
+  if (f.failedOver !== undefined) q = q.where('failovers', f.failedOver ? '>' : '=', 0);
+  if (f.errorsOnly === true) q = q.where('flagged', '=', 1);
+  return q;
+}
+
+async function attemptsOf(db: Kysely<UsageDatabase>, ids: readonly string[]): Promise<Map<string, AttemptRecord[]>> {
+  const byRequest = new Map<string, AttemptRecord[]>();
+  if (ids.length === 0) return byRequest;
+  const rows = await db
+    .selectFrom('usage_attempts')
+    .selectAll()
+    .where('request_row_id', 'in', ids)
+    .orderBy('request_row_id')
+    .orderBy('position')
+    .execute();
+  for (const row of rows) {
+    let list = byRequest.get(row.request_row_id);
+    if (list === undefined) byRequest.set(row.request_row_id, (list = []));
+    list.push(toAttempt(row));
+  }
+  return byRequest;
+}
+
+function toAttempt(row: Selectable<UsageAttemptsTable>): AttemptRecord {
+  return {
+    position: Number(row.position),
+    target: row.target,
+    provider: row.provider,
+    model: row.model,
+    outcome: row.outcome,
+    reason: row.reason,
+    upstreamStatus: row.upstream_status,
+    durationMs: Number(row.duration_ms),
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    cachedTokens: row.cached_tokens,
+    costUsd: row.cost_usd,
+    failedOver: row.failed_over === 1,
+  };
+}
+
+function toStoredRequest(row: Selectable<UsageRequestsTable>, attempts: AttemptRecord[]): StoredRequest {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    time: Number(row.ts),
+    keyFingerprint: row.key_fingerprint,
+    alias: row.alias,
+    model: row.model,
+    target: row.target,
+    provider: row.provider,
+    status: row.status,
+    code: row.code,
+    stream: row.stream === 1,
+    priority: row.priority,
+    attemptCount: row.attempt_count,
+    plan: JSON.parse(row.plan) as PlannedTarget[],
+    durationMs: Number(row.duration_ms),
+    ttfbMs: row.ttfb_ms,
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    cachedTokens: row.cached_tokens,
+    costUsd: row.cost_usd,
+    failovers: row.failovers,
+    rescued: row.rescued === 1,
+    attempts,
+  };
+}
+
+function encodeCursor(ts: number, id: string): string {
+  return Buffer.from(`${ts}:${id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): { ts: number; id: string } {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const colon = text.indexOf(':');
+  const ts = Number(text.slice(0, colon));
+  const id = text.slice(colon + 1);
+  if (colon < 1 || !Number.isSafeInteger(ts) || id.length === 0 || id.length > 64) {
+    throw new UsageQueryError('cursor is not one this API returned.', 'cursor');
+  }
+  return { ts, id };
+}

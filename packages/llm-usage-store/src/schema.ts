@@ -1,0 +1,67 @@
+/**
+ * The tables as kysely sees them: one schema for SQLite and PostgreSQL.
+ * Booleans are 0/1 integers and times epoch-ms bigints so that both engines
+ * store and compare them the same way.
+ */
+import type { ColumnType } from 'kysely';
+
+/** A bigint column that the drivers hand back as a JS number (epoch ms fit in 2^53). */
+type Int = ColumnType<number, number, number>;
+
+export interface UsageRequestsTable {
+  id: string;
+  request_id: string;
+  ts: Int;
+  key_fingerprint: string | null;
+  alias: string | null;
+  model: string | null;
+  target: string | null;
+  provider: string | null;
+  status: number;
+  code: string | null;
+  stream: number;
+  priority: string | null;
+  attempt_count: number;
+  /** JSON array of `{target, outcome, reason}`, skipped targets included. */
+  plan: string;
+  duration_ms: number;
+  ttfb_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  cached_tokens: number | null;
+  cost_usd: number | null;
+  failovers: number;
+  rescued: number;
+  /** 1 when the request ended in an error (status >= 400) or carries a failed-over attempt: the errors view. */
+  flagged: number;
+}
+
+export interface UsageAttemptsTable {
+  request_row_id: string;
+  position: number;
+  ts: Int;
+  alias: string | null;
+  target: string;
+  provider: string;
+  model: string;
+  outcome: string;
+  reason: string;
+  upstream_status: number | null;
+  duration_ms: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  cached_tokens: number | null;
+  cost_usd: number | null;
+  failed_over: number;
+  /** 1 when the request ended with this attempt (it counts as the request for its target). */
+  final: number;
+  /** 1 when this attempt answered after an earlier one failed over. */
+  rescue: number;
+  /** The request's time to first byte, on its final attempt only. */
+  ttfb_ms: number | null;
+}
+
+export interface UsageDatabase {
+  usage_requests: UsageRequestsTable;
+  usage_attempts: UsageAttemptsTable;
+}

@@ -1,0 +1,70 @@
+/** Builders of request records for the tests (not shipped: tsconfig.build.json leaves this file out). */
+import type { AttemptRecord, RequestRecord } from './types.js';
+
+export function attempt(position: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
+  return {
+    position,
+    target: 'groq/llama-3.1-8b-instant',
+    provider: 'groq',
+    model: 'llama-3.1-8b-instant',
+    outcome: 'ok',
+    reason: 'ok',
+    upstreamStatus: 200,
+    durationMs: 120,
+    promptTokens: 10,
+    completionTokens: 5,
+    cachedTokens: null,
+    costUsd: 0.000015,
+    failedOver: false,
+    ...over,
+  };
+}
+
+export function request(over: Partial<RequestRecord> = {}): RequestRecord {
+  const attempts = over.attempts ?? [attempt(0)];
+  const final = attempts.at(-1);
+  return {
+    requestId: 'req-1',
+    time: Date.UTC(2026, 10, 30, 12, 0, 0),
+    keyFingerprint: 'k:1a2b3c4d',
+    alias: 'fast-text',
+    model: 'fast-text',
+    target: final?.target ?? null,
+    provider: final?.provider ?? null,
+    status: 200,
+    code: null,
+    stream: false,
+    priority: null,
+    attemptCount: attempts.length,
+    plan: attempts.map((a) => ({ target: a.target, outcome: a.outcome, reason: a.reason })),
+    durationMs: 250,
+    ttfbMs: 240,
+    promptTokens: final?.promptTokens ?? null,
+    completionTokens: final?.completionTokens ?? null,
+    cachedTokens: null,
+    costUsd: attempts.some((a) => a.costUsd !== null) ? attempts.reduce((sum, a) => sum + (a.costUsd ?? 0), 0) : null,
+    ...over,
+    attempts,
+  };
+}
+
+/** The example: the first target fails (503) and fails over, the second answers. */
+export function rescuedRequest(over: Partial<RequestRecord> = {}): RequestRecord {
+  return request({
+    attempts: [
+      attempt(0, {
+        target: 'groq/llama-3.1-8b-instant',
+        outcome: 'failed',
+        reason: 'http_503',
+        upstreamStatus: 503,
+        durationMs: 30,
+        promptTokens: null,
+        completionTokens: null,
+        costUsd: null,
+        failedOver: true,
+      }),
+      attempt(1, { target: 'ollama/gemma3:4b', provider: 'ollama', model: 'gemma3:4b', costUsd: null }),
+    ],
+    ...over,
+  });
+}

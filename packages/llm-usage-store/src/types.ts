@@ -1,0 +1,124 @@
+/**
+ * The usage records as the gateway hands them in and as the queries hand them
+ * back. Times are epoch milliseconds; durations are milliseconds; cost is USD
+ * and `null` when no price is configured (never 0 for "unknown").
+ */
+
+/** What one upstream call did. Skipped targets are not attempt records. */
+export interface AttemptRecord {
+  /** 0-based order among the request's upstream calls. */
+  readonly position: number;
+  readonly target: string;
+  readonly provider: string;
+  readonly model: string;
+  /** `ok` | `failed` | `rejected` | `aborted` (the router's attempt outcomes that reached the network). */
+  readonly outcome: string;
+  readonly reason: string;
+  readonly upstreamStatus: number | null;
+  readonly durationMs: number;
+  readonly promptTokens: number | null;
+  readonly completionTokens: number | null;
+  readonly cachedTokens: number | null;
+  readonly costUsd: number | null;
+  /** This attempt failed and another target was tried after it. */
+  readonly failedOver: boolean;
+}
+
+/** One client request and its upstream calls. */
+export interface RequestRecord {
+  /** The gateway's X-Request-Id (a client may send its own, so not unique by itself). */
+  readonly requestId: string;
+  readonly time: number;
+  /** A short, non-reversible fingerprint of the API key used; never the key. */
+  readonly keyFingerprint: string | null;
+  readonly alias: string | null;
+  /** The model the client asked for when it named a provider model directly. */
+  readonly model: string | null;
+  /** `provider/model` that answered (or rejected) the request. */
+  readonly target: string | null;
+  readonly provider: string | null;
+  readonly status: number;
+  readonly code: string | null;
+  readonly stream: boolean;
+  readonly priority: string | null;
+  /** Upstream calls made (the attempt records). */
+  readonly attemptCount: number;
+  /** Every planned target with its outcome, skipped ones included, as the request log shows them. */
+  readonly plan: readonly PlannedTarget[];
+  readonly durationMs: number;
+  readonly ttfbMs: number | null;
+  readonly promptTokens: number | null;
+  readonly completionTokens: number | null;
+  readonly cachedTokens: number | null;
+  readonly costUsd: number | null;
+  readonly attempts: readonly AttemptRecord[];
+}
+
+export interface PlannedTarget {
+  readonly target: string;
+  readonly outcome: string;
+  readonly reason: string;
+}
+
+/** A stored request as queries return it. */
+export interface StoredRequest extends RequestRecord {
+  /** Unique row id (the cursor's tie-breaker). */
+  readonly id: string;
+  /** Attempts that failed over to another target. */
+  readonly failovers: number;
+  /** Answered successfully after at least one failed-over attempt. */
+  readonly rescued: boolean;
+}
+
+export interface RequestFilter {
+  /** Inclusive lower bound, epoch ms. */
+  readonly since?: number;
+  /** Exclusive upper bound, epoch ms. */
+  readonly until?: number;
+  readonly alias?: string;
+  readonly target?: string;
+  readonly status?: number;
+  readonly code?: string;
+  /** true: requests with at least one failed-over attempt; false: requests with none. */
+  readonly failedOver?: boolean;
+  /** Only requests that ended in an error or carry a failed-over attempt (the errors view). */
+  readonly errorsOnly?: boolean;
+}
+
+export interface RequestPageQuery extends RequestFilter {
+  /** Page size; 1 … MAX_PAGE_SIZE. */
+  readonly limit?: number;
+  /** Opaque cursor from a previous page's `nextCursor`. */
+  readonly cursor?: string;
+}
+
+export interface RequestPage {
+  readonly requests: readonly StoredRequest[];
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  readonly nextCursor: string | null;
+}
+
+export type SummaryGroup = 'alias' | 'target' | 'provider';
+
+export interface SummaryQuery {
+  readonly since?: number;
+  readonly until?: number;
+  readonly groupBy: SummaryGroup;
+}
+
+export interface SummaryRow {
+  /** The alias, target or provider; `null` for requests without one (e.g. a direct model, or rejected before routing). */
+  readonly key: string | null;
+  /** Requests (by target/provider: calls that were not failed over). */
+  readonly requests: number;
+  /** Error events: failed requests plus failed-over attempts. */
+  readonly errors: number;
+  /** Requests answered after at least one failed-over attempt. */
+  readonly rescued: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** Sum of known costs; null when none of the rows had a price. */
+  readonly costUsd: number | null;
+  readonly durationMs: { readonly p50: number | null; readonly p95: number | null };
+  readonly ttfbMs: { readonly p50: number | null; readonly p95: number | null };
+}

@@ -1,0 +1,210 @@
+/**
+ * One suite, two real engines: a SQLite file and a PostgreSQL database.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { UsageStore } from './usage-store.js';
+import { attempt, request, rescuedRequest } from './test-records.js';
+import { ENGINES, testLocation, type TestLocation } from './test-stores.js';
+import type { RequestRecord } from './types.js';
+import { isUsageQueryError } from './usage-query-error.js';
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
+
+const withIds = (records: RequestRecord[]) => records.map((record) => ({ id: randomUUID(), record }));
+
+describe.each(ENGINES)('usage store on %s', (engine) => {
+  let where: TestLocation;
+  let store: UsageStore;
+
+  beforeAll(async () => {
+    where = await testLocation(engine);
+  }, 60_000);
+
+  afterAll(async () => {
+    await store?.close();
+    await where?.cleanup();
+  });
+
+  beforeEach(async () => {
+    await store?.close();
+    // Each test starts from an empty store: prune everything the last one wrote.
+    store = new UsageStore({ location: where.location });
+    await store.prune(Number.MAX_SAFE_INTEGER);
+  });
+
+  it('stores a rescued request with its two attempts, the first failed over', async () => {
+    await store.write(withIds([rescuedRequest({ requestId: 'r-rescued', time: T0 })]));
+    const page = await store.requests({});
+    expect(page.nextCursor).toBeNull();
+    expect(page.requests).toHaveLength(1);
+    const stored = page.requests[0]!;
+    expect(stored).toMatchObject({ requestId: 'r-rescued', status: 200, attemptCount: 2, failovers: 1, rescued: true, time: T0 });
+    expect(stored.attempts.map((a) => [a.position, a.target, a.outcome, a.failedOver])).toEqual([
+      [0, 'groq/llama-3.1-8b-instant', 'failed', true],
+      [1, 'ollama/gemma3:4b', 'ok', false],
+    ]);
+    expect(stored.attempts[0]).toMatchObject({ reason: 'http_503', upstreamStatus: 503, durationMs: 30, costUsd: null });
+  });
+
+  it('summarises it as 1 request, 1 error, 1 rescued, by alias and by target', async () => {
+    await store.write(withIds([rescuedRequest({ time: T0 })]));
+    const [alias] = await store.summary({ groupBy: 'alias' });
+    expect(alias).toMatchObject({ key: 'fast-text', requests: 1, errors: 1, rescued: 1, promptTokens: 10, completionTokens: 5 });
+    const byTarget = await store.summary({ groupBy: 'target' });
+    expect(byTarget.map((r) => [r.key, r.requests, r.errors, r.rescued])).toEqual([
+      ['ollama/gemma3:4b', 1, 0, 1],
+      ['groq/llama-3.1-8b-instant', 0, 1, 0],
+    ]);
+    const byProvider = await store.summary({ groupBy: 'provider' });
+    expect(byProvider.map((r) => [r.key, r.requests, r.errors])).toEqual([
+      ['ollama', 1, 0],
+      ['groq', 0, 1],
+    ]);
+  });
+
+  it('counts a request that failed everywhere once, with an error per failed attempt', async () => {
+    const failed = request({
+      status: 502,
+      code: 'all_targets_failed',
+      attempts: [
+        attempt(0, { outcome: 'failed', reason: 'http_500', upstreamStatus: 500, failedOver: true, costUsd: null }),
+        attempt(1, { target: 'b/m', provider: 'b', outcome: 'failed', reason: 'connect_refused', upstreamStatus: null, costUsd: null }),
+      ],
+      ttfbMs: 5,
+    });
+    await store.write(withIds([failed]));
+    const [alias] = await store.summary({ groupBy: 'alias' });
+    expect(alias).toMatchObject({ requests: 1, errors: 2, rescued: 0, costUsd: null });
+    const errors = await store.errors({});
+    expect(errors.requests.map((r) => r.code)).toEqual(['all_targets_failed']);
+  });
+
+  it('sums tokens and cost, and keeps unknown cost null rather than 0', async () => {
+    await store.write(
+      withIds([
+        request({ requestId: 'a', alias: 'priced', attempts: [attempt(0, { promptTokens: 1000, completionTokens: 200, costUsd: 0.0013 })] }),
+        request({ requestId: 'b', alias: 'priced', attempts: [attempt(0, { promptTokens: 3000, completionTokens: 800, costUsd: 0.0042 })] }),
+        request({ requestId: 'c', alias: 'unpriced', attempts: [attempt(0, { costUsd: null })] }),
+      ]),
+    );
+    const rows = await store.summary({ groupBy: 'alias' });
+    const priced = rows.find((r) => r.key === 'priced')!;
+    expect(priced).toMatchObject({ requests: 2, promptTokens: 4000, completionTokens: 1000 });
+    expect(priced.costUsd).toBeCloseTo(0.0055, 10);
+    expect(rows.find((r) => r.key === 'unpriced')!.costUsd).toBeNull();
+  });
+
+  it('gives nearest-rank p50/p95 of duration and time to first byte', async () => {
+    const records = Array.from({ length: 100 }, (_, i) =>
+      request({ requestId: `p${i}`, time: T0 + i, durationMs: i + 1, ttfbMs: (i + 1) * 2 }),
+    );
+    await store.write(withIds(records));
+    const [row] = await store.summary({ groupBy: 'alias' });
+    expect(row!.durationMs).toEqual({ p50: 50, p95: 95 });
+    expect(row!.ttfbMs).toEqual({ p50: 100, p95: 190 });
+    const [target] = await store.summary({ groupBy: 'target' });
+    expect(target!.ttfbMs).toEqual({ p50: 100, p95: 190 });
+  });
+
+  it('filters requests by time, alias, target, status, code and failed_over', async () => {
+    await store.write(
+      withIds([
+        rescuedRequest({ requestId: 'rescued', time: T0 }),
+        request({ requestId: 'plain', time: T0 + HOUR, alias: 'other' }),
+        request({ requestId: 'refused', time: T0 + 2 * HOUR, status: 400, code: 'upstream_400', attempts: [] }),
+      ]),
+    );
+    const ids = async (q: Parameters<UsageStore['requests']>[0]) => (await store.requests(q)).requests.map((r) => r.requestId);
+    expect(await ids({})).toEqual(['refused', 'plain', 'rescued']);
+    expect(await ids({ since: T0 + HOUR })).toEqual(['refused', 'plain']);
+    expect(await ids({ until: T0 + HOUR })).toEqual(['rescued']);
+    expect(await ids({ alias: 'other' })).toEqual(['plain']);
+    expect(await ids({ target: 'ollama/gemma3:4b' })).toEqual(['rescued']);
+    expect(await ids({ status: 400 })).toEqual(['refused']);
+    expect(await ids({ code: 'upstream_400' })).toEqual(['refused']);
+    expect(await ids({ failedOver: true })).toEqual(['rescued']);
+    expect(await ids({ failedOver: false })).toEqual(['refused', 'plain']);
+    expect((await store.errors({})).requests.map((r) => r.requestId)).toEqual(['refused', 'rescued']);
+    const summary = await store.summary({ groupBy: 'alias', since: T0 + HOUR, until: T0 + 2 * HOUR });
+    expect(summary.map((r) => [r.key, r.requests])).toEqual([['other', 1]]);
+  });
+
+  it('treats SQL metacharacters in every filter as plain text', async () => {
+    await store.write(withIds([request({ requestId: 'x' })]));
+    const nasty = `' OR 1=1; DROP TABLE usage_requests; --`;
+    const page = await store.requests({ alias: nasty, target: nasty, code: nasty });
+    expect(page.requests).toEqual([]);
+    expect((await store.requests({})).requests).toHaveLength(1);
+  });
+
+  it('pages through requests with a cursor, newest first, ties broken by id, nothing twice', async () => {
+    // Three requests per millisecond: the cursor must not lose or repeat ties.
+    const records = Array.from({ length: 25 }, (_, i) => request({ requestId: `n${i}`, time: T0 + Math.floor(i / 3) }));
+    await store.write(withIds(records));
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await store.requests({ limit: 10, ...(cursor === undefined ? {} : { cursor }) });
+      seen.push(...page.requests.map((r) => r.requestId));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor !== undefined);
+    expect(pages).toBe(3);
+    expect(new Set(seen).size).toBe(25);
+    const times = seen.map((id) => records.find((r) => r.requestId === id)!.time);
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+  });
+
+  it('refuses bad queries with a UsageQueryError naming the parameter', async () => {
+    const refusal = async (work: () => Promise<unknown>) => {
+      const error = await work().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isUsageQueryError(error)).toBe(true);
+      return (error as { param: string }).param;
+    };
+    expect(await refusal(() => store.requests({ limit: 0 }))).toBe('limit');
+    expect(await refusal(() => store.requests({ limit: 1e9 }))).toBe('limit');
+    expect(await refusal(() => store.requests({ limit: 2.5 }))).toBe('limit');
+    expect(await refusal(() => store.requests({ since: T0 + 1, until: T0 }))).toBe('since');
+    expect(await refusal(() => store.requests({ cursor: 'not-a-cursor' }))).toBe('cursor');
+    expect(await refusal(() => store.summary({ groupBy: 'nope' as 'alias' }))).toBe('group_by');
+    expect(await refusal(() => store.summary({ groupBy: 'alias', since: T0 + 1, until: T0 }))).toBe('since');
+    // The store still works after refusing.
+    expect((await store.requests({})).requests).toEqual([]);
+  });
+
+  it('prunes requests and their attempts older than the cutoff', async () => {
+    await store.write(
+      withIds([rescuedRequest({ requestId: 'old', time: T0 - 31 * 24 * HOUR }), rescuedRequest({ requestId: 'new', time: T0 })]),
+    );
+    expect(await store.prune(T0 - 30 * 24 * HOUR)).toBe(1);
+    expect((await store.requests({})).requests.map((r) => r.requestId)).toEqual(['new']);
+    const byTarget = await store.summary({ groupBy: 'target' });
+    expect(byTarget.reduce((n, r) => n + r.requests + r.errors, 0)).toBe(2); // only the new request's two attempts remain
+  });
+
+  it('reopens an existing store without migrating twice and keeps its data', async () => {
+    await store.write(withIds([request({ requestId: 'kept' })]));
+    const again = new UsageStore({ location: where.location });
+    try {
+      await again.open();
+      expect((await again.requests({})).requests.map((r) => r.requestId)).toEqual(['kept']);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('writes a retried batch only once', async () => {
+    const batch = withIds([rescuedRequest({ requestId: 'once' })]);
+    await store.write(batch);
+    await store.write(batch);
+    const page = await store.requests({});
+    expect(page.requests).toHaveLength(1);
+    expect(page.requests[0]!.attempts).toHaveLength(2);
+  });
+});

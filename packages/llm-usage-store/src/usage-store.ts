@@ -1,0 +1,116 @@
+/**
+ * The usage store: one interface over an embedded SQLite file or PostgreSQL.
+ * The connection is opened (and the schema migrated) on first use and opened
+ * again after it broke, so the store recovers by itself from a database that
+ * was down, locked or deleted.
+ */
+import type { Kysely } from 'kysely';
+import { openConnection, type Connection, type StoreLocation } from './connections.js';
+import { pruneBefore, refreshStatistics } from './prune.js';
+import { queryRequests } from './query-requests.js';
+import { querySummary } from './query-summary.js';
+import type { UsageDatabase } from './schema.js';
+import type { RequestPage, RequestPageQuery, SummaryQuery, SummaryRow } from './types.js';
+import { isUsageQueryError } from './usage-query-error.js';
+import { writeRecords, type IdentifiedRecord } from './write-records.js';
+
+export interface UsageStoreOptions {
+  readonly location: StoreLocation;
+  /** Errors that happen outside any call (an idle PostgreSQL connection dropped). */
+  readonly onBackgroundError?: (error: Error) => void;
+}
+
+export class UsageStore {
+  readonly kind: StoreLocation['kind'];
+  private connection: Promise<Connection> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: UsageStoreOptions) {
+    this.kind = options.location.kind;
+  }
+
+  /** Where the data lives, without credentials (for logs and health). */
+  get description(): string {
+    const { location } = this.options;
+    if (location.kind === 'sqlite') return `sqlite:${location.file}`;
+    try {
+      const url = new URL(location.url);
+      return `postgres://${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
+    } catch {
+      return 'postgres';
+    }
+  }
+
+  /** Opens the connection and migrates the schema now (otherwise the first call does). */
+  async open(): Promise<void> {
+    await this.db();
+  }
+
+  async write(batch: readonly IdentifiedRecord[]): Promise<void> {
+    await this.run((db) => writeRecords(db, batch));
+  }
+
+  async requests(query: RequestPageQuery): Promise<RequestPage> {
+    return this.run((db) => queryRequests(db, query));
+  }
+
+  /** Requests that ended in an error or carry a failed-over attempt, newest first. */
+  async errors(query: RequestPageQuery): Promise<RequestPage> {
+    return this.run((db) => queryRequests(db, { ...query, errorsOnly: true }));
+  }
+
+  async summary(query: SummaryQuery): Promise<SummaryRow[]> {
+    return this.run((db) => querySummary(db, query));
+  }
+
+  /** Deletes requests older than `cutoff` (epoch ms); returns how many. */
+  async prune(cutoff: number): Promise<number> {
+    return this.run((db) => pruneBefore(db, cutoff));
+  }
+
+  /** Refreshes the query planner's statistics (cheap; run after pruning, and after opening). */
+  async refreshStatistics(): Promise<void> {
+    await this.run((db) => refreshStatistics(db, this.kind));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.drop();
+  }
+
+  private async run<T>(work: (db: Kysely<UsageDatabase>) => Promise<T>): Promise<T> {
+    const db = await this.db();
+    try {
+      return await work(db);
+    } catch (error) {
+      // A caller's bad query says nothing about the connection; anything else may.
+      if (!isUsageQueryError(error) && this.kind === 'sqlite') await this.drop();
+      throw error;
+    }
+  }
+
+  private async db(): Promise<Kysely<UsageDatabase>> {
+    if (this.closed) throw new Error('The usage store is closed.');
+    if (this.connection !== undefined) {
+      const current = await this.connection.catch(() => undefined);
+      if (current !== undefined && current.stillValid()) return current.db;
+      await this.drop();
+    }
+    const opening = openConnection(this.options.location, (error) => this.options.onBackgroundError?.(error));
+    this.connection = opening;
+    try {
+      return (await opening).db;
+    } catch (error) {
+      if (this.connection === opening) this.connection = undefined;
+      throw error;
+    }
+  }
+
+  private async drop(): Promise<void> {
+    const current = this.connection;
+    this.connection = undefined;
+    if (current === undefined) return;
+    const connection = await current.catch(() => undefined);
+    await connection?.close().catch(() => undefined);
+  }
+}
