@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG_PATH, DEFAULT_MAX_BODY_BYTES, isLoopbackHost, parseCli, parseDuration } from './cli.js';
 
@@ -28,14 +29,34 @@ describe('parseCli', () => {
 
   it('reads the environment, and flags win over it', () => {
     const env = { MANA_LLM_CONFIG: 'env.yaml', HOST: '127.0.0.2', PORT: '4000', LOG_LEVEL: 'debug', MANA_LLM_MAX_BODY: '1mb' };
-    expect(run([], env)).toMatchObject({ configPath: 'env.yaml', host: '127.0.0.2', port: 4000, logLevel: 'debug', maxBodyBytes: 1024 ** 2 });
+    expect(run([], env)).toMatchObject({ configPath: resolve('env.yaml'), host: '127.0.0.2', port: 4000, logLevel: 'debug', maxBodyBytes: 1024 ** 2 });
     expect(run(['--config', 'a.yaml', '--port', '0', '--host', 'localhost', '--log-level', 'warn', '--max-body', '512kb'], env)).toMatchObject({
-      configPath: 'a.yaml',
+      configPath: resolve('a.yaml'),
       port: 0,
       host: 'localhost',
       logLevel: 'warn',
       maxBodyBytes: 512 * 1024,
     });
+  });
+
+  it('pnpm start: a relative config is taken from where the user ran pnpm, and `-- --config` works', () => {
+    const viaStart = { npm_lifecycle_event: 'start', npm_package_name: '@mana/llm-gateway', INIT_CWD: '/home/me/project' };
+    const appDir = '/repo/apps/llm-gateway';
+    const parse = (argv: string[], env: Record<string, string>) => {
+      const result = parseCli(argv, env, appDir);
+      if (result.kind !== 'run') throw new Error(result.kind);
+      return result.options.configPath;
+    };
+    expect(parse([], { ...viaStart, MANA_LLM_CONFIG: 'my.yaml' })).toBe('/home/me/project/my.yaml');
+    expect(parse(['--', '--config', 'conf/x.yaml'], viaStart)).toBe('/home/me/project/conf/x.yaml');
+    expect(parse([], { ...viaStart, MANA_LLM_CONFIG: '/etc/mana/a.yaml' })).toBe('/etc/mana/a.yaml');
+    // Nothing given: the bundled config, whatever the directory.
+    expect(parse([], viaStart)).toBe(DEFAULT_CONFIG_PATH);
+    // Run directly (or by another package's script): the process's own directory.
+    expect(parse(['--config', 'my.yaml'], { INIT_CWD: '/elsewhere' })).toBe('/repo/apps/llm-gateway/my.yaml');
+    expect(parse([], { npm_lifecycle_event: 'test', npm_package_name: '@mana/llm-gateway', INIT_CWD: '/x', MANA_LLM_CONFIG: 'a.yaml' })).toBe(
+      '/repo/apps/llm-gateway/a.yaml',
+    );
   });
 
   it('splits API keys and reads the admin key from the environment only', () => {

@@ -2,6 +2,7 @@
  * Command line and environment options of the gateway. Pure: takes argv and env,
  * returns options or a message; `main.ts` does the printing and exiting.
  */
+import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { parseSize } from '@mana/llm-router';
@@ -43,9 +44,11 @@ export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../aliases.yaml', impo
 export const HELP_TEXT = `mana-llm-gateway — OpenAI-compatible LLM gateway with semantic aliases and failover
 
 Usage: node dist/main.js [options]
+       pnpm start [-- options]      (from the repository root)
 
 Options (a flag wins over its environment variable):
-  --config <path>        Alias config (YAML). Env MANA_LLM_CONFIG.
+  --config <path>        Alias config (YAML). Env MANA_LLM_CONFIG. A relative path is
+                         taken from the directory the command was run in.
                          Default: the package's aliases.yaml.
   --host <address>       Listen address. Env HOST. Default ${DEFAULT_HOST}.
   --port <n>             Listen port (0 = any free port). Env PORT. Default ${DEFAULT_PORT}.
@@ -123,11 +126,30 @@ function parseRequestTimeout(text: string): number | undefined {
   return ms !== undefined && ms >= 100 ? ms : undefined;
 }
 
-export function parseCli(argv: readonly string[], env: Record<string, string | undefined>): CliResult {
+/** The package name pnpm reports while running one of its scripts (`npm_package_name`). */
+const PACKAGE_NAME = '@mana/llm-gateway';
+
+/**
+ * The directory a relative --config / MANA_LLM_CONFIG is taken from: where the
+ * user typed the command. `pnpm start` (root script → `pnpm --filter … start`)
+ * runs the process in this package's directory, so there the directory the
+ * user ran pnpm in (INIT_CWD) is meant; run any other way (`node dist/main.js`,
+ * a container), it is the process's own working directory.
+ */
+export function userDirectory(env: Record<string, string | undefined>, cwd: string): string {
+  const viaStartScript = env.npm_lifecycle_event === 'start' && env.npm_package_name === PACKAGE_NAME;
+  const initCwd = nonEmpty(env.INIT_CWD);
+  return viaStartScript && initCwd !== undefined ? initCwd : cwd;
+}
+
+export function parseCli(argv: readonly string[], env: Record<string, string | undefined>, cwd: string = process.cwd()): CliResult {
+  // `pnpm start -- --config x.yaml` hands the process `-- --config x.yaml`: the
+  // separator is pnpm's, not a request to treat the options as positionals.
+  const args = argv[0] === '--' ? argv.slice(1) : [...argv];
   let values;
   try {
     ({ values } = parseArgs({
-      args: [...argv],
+      args,
       strict: true,
       allowPositionals: false,
       options: {
@@ -147,7 +169,9 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
   }
   if (values.help) return { kind: 'help', text: HELP_TEXT };
 
-  const configPath = nonEmpty(values.config) ?? nonEmpty(env.MANA_LLM_CONFIG) ?? DEFAULT_CONFIG_PATH;
+  const givenConfig = nonEmpty(values.config) ?? nonEmpty(env.MANA_LLM_CONFIG);
+  const configPath =
+    givenConfig === undefined ? DEFAULT_CONFIG_PATH : isAbsolute(givenConfig) ? givenConfig : resolve(userDirectory(env, cwd), givenConfig);
   const host = nonEmpty(values.host) ?? nonEmpty(env.HOST) ?? DEFAULT_HOST;
 
   const port = numberOption(values.port, env.PORT, DEFAULT_PORT, parsePort);

@@ -93,7 +93,10 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
   router.startProbes();
   state.ready = true;
 
-  const unconfigured = router.health().filter((p) => !p.configured);
+  // Only providers some alias calls: an unused built-in without its key is not a problem worth a warning.
+  const used = new Set<string>();
+  for (const alias of config.aliases.values()) for (const target of alias.chain) used.add(target.provider);
+  const unconfigured = router.health().filter((p) => !p.configured && used.has(p.provider));
   if (unconfigured.length > 0) {
     logger.warn(
       { providers: unconfigured.map((p) => `${p.provider}: ${p.unconfiguredReason ?? 'unconfigured'}`) },
@@ -106,6 +109,8 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
   logger.info(
     {
       url,
+      // The process to signal (`kill -HUP <pid>`): under `pnpm start` it is not the pid of the command run.
+      pid: process.pid,
       config: config.source,
       aliases: [...config.aliases.keys()],
       auth: options.apiKeys.length > 0 ? `on (${options.apiKeys.length} key${options.apiKeys.length === 1 ? '' : 's'})` : 'off',

@@ -1,81 +1,31 @@
 #!/usr/bin/env node
 /**
- * The gateway process: options → start → signals.
- * SIGHUP reloads the config; SIGTERM/SIGINT drain and exit 0 (a second one exits at once).
+ * The process entry point: signal handlers first, then everything else.
+ *
+ * Loading the gateway's modules takes a few hundred milliseconds, and until a
+ * handler exists a signal takes its default action: SIGHUP (a service
+ * manager's reload) would kill the process with exit 129. So this file
+ * imports nothing statically; it catches SIGHUP/SIGTERM/SIGINT at once, holds
+ * what arrives, and hands it to the gateway once that can act on it (a SIGHUP
+ * before the config is loaded is then logged and ignored: the config being
+ * loaded is read at that point anyway).
  */
-import { parseCli } from './cli.js';
-import { startGateway, type Gateway } from './gateway.js';
-import { createLogger } from './logging.js';
+type Handler = (signal: NodeJS.Signals) => void;
 
-async function main(): Promise<void> {
-  const cli = parseCli(process.argv.slice(2), process.env);
-  if (cli.kind === 'help') {
-    process.stdout.write(cli.text);
-    return;
-  }
-  if (cli.kind === 'error') {
-    process.stderr.write(`mana-llm-gateway: ${cli.message}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  const options = cli.options;
-  const { logger, flush } = createLogger(options.logLevel);
+const held: NodeJS.Signals[] = []; // at most one of each: a repeated signal says nothing new
+let deliver: Handler | undefined;
 
-  process.on('unhandledRejection', (reason) => {
-    logger.error({ err: { message: (reason as Error)?.message ?? String(reason) } }, 'unhandled rejection');
+for (const signal of ['SIGHUP', 'SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, (received: NodeJS.Signals) => {
+    if (deliver !== undefined) deliver(received);
+    else if (!held.includes(received)) held.push(received);
   });
-  process.on('uncaughtException', (error) => {
-    logger.fatal({ err: { name: error.name, message: error.message, stack: error.stack } }, 'uncaught exception');
-    void flush(500).then(() => process.exit(1));
-  });
-
-  // Signal handlers go in before the server listens: a signal during startup
-  // must not kill the process with its default action.
-  let gateway: Gateway | undefined;
-  let stopping = false;
-
-  process.on('SIGHUP', () => {
-    if (gateway === undefined) logger.warn('SIGHUP during startup: ignored');
-    else void gateway.reload('signal');
-  });
-
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting without waiting');
-      void flush(200).then(() => process.exit(1));
-      return;
-    }
-    stopping = true;
-    if (gateway === undefined) {
-      logger.info({ signal }, 'signal during startup: exiting');
-      void flush().then(() => process.exit(0));
-      return;
-    }
-    logger.info({ signal, grace_ms: options.shutdownGraceMs }, 'shutting down: draining in-flight requests');
-    gateway.shutdown().then(
-      async (result) => {
-        logger.info({ drained: result.drained, duration_ms: Math.round(result.durationMs) }, 'stopped');
-        await flush();
-        process.exit(0);
-      },
-      async (error: unknown) => {
-        logger.error({ err: { message: (error as Error)?.message } }, 'shutdown failed');
-        await flush();
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-
-  try {
-    gateway = await startGateway(options, { logger });
-  } catch (error) {
-    logger.fatal({ err: { message: (error as Error).message } }, 'cannot start');
-    await flush();
-    process.stderr.write(`mana-llm-gateway: ${(error as Error).message}\n`);
-    process.exit(1);
-  }
 }
 
-void main();
+const { runGateway } = await import('./run-gateway.js');
+await runGateway({
+  deliverTo(handler) {
+    deliver = handler;
+    for (const signal of held.splice(0)) handler(signal);
+  },
+});

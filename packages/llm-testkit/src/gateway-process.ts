@@ -4,13 +4,15 @@
  * `listening` log line), JSON log lines collected as they come, signals, stop.
  *
  * The testkit does not depend on the gateway: the caller passes the path of its
- * built entry point (`apps/llm-gateway/dist/main.js`).
+ * built entry point (`apps/llm-gateway/dist/main.js`), or the command a user
+ * types (`pnpm start` in the repository root) to start it exactly as the
+ * README says, with the config, host and port in environment variables.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 /** One parsed JSON log line of the gateway. */
 export type GatewayLogLine = Record<string, unknown> & { msg?: string; level?: string | number };
@@ -20,12 +22,28 @@ export interface GatewayExit {
   readonly signal: NodeJS.Signals | null;
 }
 
+/** A command that starts the gateway as a user would, e.g. `pnpm start` in the repository root. */
+export interface GatewayCommand {
+  readonly file: string;
+  readonly args: readonly string[];
+  /** Where the command runs; MANA_LLM_CONFIG is given relative to it, as a user in that directory would write it. */
+  readonly cwd: string;
+}
+
 export interface GatewayProcessOptions {
   /** The built gateway entry point, run with `node`. */
   readonly mainPath: string;
-  /** The alias config (YAML), written to a temp file passed as `--config`. */
+  /**
+   * Run this command instead of `node <mainPath>`, with no flags of the
+   * testkit's own: the config path (relative to `command.cwd`), host and port
+   * go in MANA_LLM_CONFIG, HOST=127.0.0.1 and PORT=0 unless `env` sets them.
+   * The command runs in its own process group (cleaned up by `stop`), and
+   * signals go to the gateway's pid from its `listening` line.
+   */
+  readonly command?: GatewayCommand;
+  /** The alias config (YAML), written to a temp file passed as `--config` (or MANA_LLM_CONFIG with `command`). */
   readonly config: string;
-  /** Extra CLI arguments, after `--config <file> --host 127.0.0.1 --port 0`. */
+  /** Extra CLI arguments, after `--config <file> --host 127.0.0.1 --port 0` (after `command.args` with `command`). */
   readonly args?: readonly string[];
   /**
    * The child's whole environment besides PATH: nothing else is inherited, so no
@@ -44,6 +62,7 @@ export interface GatewayProcess {
   /** `http://127.0.0.1:PORT`, from the `listening` line. */
   readonly url: string;
   readonly port: number;
+  /** The gateway's own pid (from its `listening` line; with `command` not the child's pid). */
   readonly pid: number;
   readonly child: ChildProcess;
   readonly configPath: string;
@@ -70,6 +89,7 @@ export interface GatewayProcess {
 }
 
 const DEFAULT_START_TIMEOUT_MS = 15_000; // 15 s: a cold start on a loaded 2-core machine
+const COMMAND_START_TIMEOUT_MS = 60_000; // 60 s: `pnpm start` checks the build (turbo) before starting
 const DEFAULT_KILL_AFTER_MS = 10_000; // 10 s of graceful shutdown before SIGKILL
 const DEFAULT_LOG_WAIT_MS = 10_000; // 10 s
 const OUTPUT_TAIL_CHARS = 4_000; // how much output an error message quotes
@@ -83,11 +103,28 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const configPath = join(dir, 'aliases.yaml');
   await writeFile(configPath, options.config);
 
-  const child = spawn(
-    process.execPath,
-    [options.mainPath, '--config', configPath, '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])],
-    { env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const command = options.command;
+  const child =
+    command === undefined
+      ? spawn(
+          process.execPath,
+          [options.mainPath, '--config', configPath, '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])],
+          { env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+        )
+      : spawn(command.file, [...command.args, ...(options.args ?? [])], {
+          cwd: command.cwd,
+          // pnpm and turbo need a home directory; still nothing else of the machine's environment.
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? tmpdir(),
+            MANA_LLM_CONFIG: relative(command.cwd, configPath),
+            HOST: '127.0.0.1',
+            PORT: '0',
+            ...options.env,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          detached: true,
+        });
   const logs: GatewayLogLine[] = [];
   const waiters = new Set<{ predicate: (line: GatewayLogLine) => boolean; resolve: (line: GatewayLogLine) => void }>();
   let raw = '';
@@ -123,6 +160,17 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     child.on('exit', (code, signal) => resolve({ code, signal }));
   });
   const isAlive = () => child.exitCode === null && child.signalCode === null;
+  /** SIGKILL to the child, and with `command` to its whole process group (pnpm, turbo, the gateway). */
+  const killAll = (): void => {
+    if (command !== undefined && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+    }
+    if (isAlive()) child.kill('SIGKILL');
+  };
   const tail = () => raw.slice(-OUTPUT_TAIL_CHARS);
 
   function waitForLog(predicate: (line: GatewayLogLine) => boolean, timeoutMs = DEFAULT_LOG_WAIT_MS): Promise<GatewayLogLine> {
@@ -152,18 +200,29 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
 
   let listening: GatewayLogLine;
   try {
-    listening = await waitForLog((line) => line.msg === 'listening', options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+    listening = await waitForLog(
+      (line) => line.msg === 'listening',
+      options.startTimeoutMs ?? (command === undefined ? DEFAULT_START_TIMEOUT_MS : COMMAND_START_TIMEOUT_MS),
+    );
   } catch (error) {
-    child.kill('SIGKILL');
+    killAll();
     await rm(dir, { recursive: true, force: true });
     throw new Error(`gateway did not start: ${(error as Error).message}`, { cause: error });
   }
   const url = String(listening.url);
+  const pid = typeof listening.pid === 'number' ? listening.pid : child.pid!;
+  const signalGateway = (signal: NodeJS.Signals): void => {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  };
   let stopped: Promise<GatewayExit> | undefined;
   return {
     url,
     port: Number(new URL(url).port),
-    pid: child.pid!,
+    pid,
     child,
     configPath,
     logs,
@@ -174,20 +233,19 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       await rename(next, configPath);
     },
     waitForLog,
-    signal(signal) {
-      child.kill(signal);
-    },
+    signal: signalGateway,
     isAlive,
     exited,
     waitForExit: () => exited,
     stop({ signal = 'SIGTERM', killAfterMs = DEFAULT_KILL_AFTER_MS } = {}) {
       stopped ??= (async () => {
         if (isAlive()) {
-          child.kill(signal);
-          const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+          signalGateway(signal);
+          const timer = setTimeout(killAll, killAfterMs);
           await exited;
           clearTimeout(timer);
         }
+        if (command !== undefined) killAll(); // whatever of the group outlived its leader
         await rm(dir, { recursive: true, force: true });
         return exited;
       })();

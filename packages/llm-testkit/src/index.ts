@@ -5,7 +5,7 @@ export { startGatewayProcess } from './gateway-process.js';
 export { seededRandom } from './seeded-random.js';
 export { startTestPostgres, postgresBinDir, TEST_DATABASE_URL_VARIABLE } from './test-postgres.js';
 export type { TestPostgres } from './test-postgres.js';
-export type { GatewayExit, GatewayLogLine, GatewayProcess, GatewayProcessOptions } from './gateway-process.js';
+export type { GatewayCommand, GatewayExit, GatewayLogLine, GatewayProcess, GatewayProcessOptions } from './gateway-process.js';
 export type {
   AnswerBehavior,
   FakeBehavior,

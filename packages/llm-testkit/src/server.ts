@@ -26,6 +26,11 @@ function pathOf(url: string | undefined): string {
   return q < 0 ? u : u.slice(0, q);
 }
 
+function queryOf(url: string | undefined): string {
+  const q = url === undefined ? -1 : url.indexOf('?');
+  return q < 0 ? '' : url!.slice(q);
+}
+
 /** One fake upstream: a real node:http server on loopback, speaking one dialect. */
 class FakeUpstreamServer implements FakeUpstream {
   readonly kind: 'openai' | 'ollama';
@@ -188,7 +193,7 @@ class FakeUpstreamServer implements FakeUpstream {
 
   #probe(req: IncomingMessage, res: ServerResponse, path: string): void {
     req.resume();
-    this.#recorder.probe({ method: 'GET', path, headers: req.headers, body: undefined, model: undefined, stream: false, at: Date.now(), closedByClient: false });
+    this.#recorder.probe({ method: 'GET', path, query: queryOf(req.url), headers: req.headers, body: undefined, model: undefined, stream: false, at: Date.now(), closedByClient: false });
     const ok = this.#probeStatus === 200;
     const body = ok ? this.#listing() : this.#dialect.errorBody(this.#probeStatus, '');
     res.writeHead(this.#probeStatus, { 'content-type': 'application/json', 'content-length': body.length });
@@ -206,7 +211,7 @@ class FakeUpstreamServer implements FakeUpstream {
     const model = isObject(body) && typeof body.model === 'string' ? body.model : undefined;
     const stream = this.#dialect.wantsStream(body);
     const behavior = this.#behaviors.take(model);
-    const record: RecordedRequest = { method: 'POST', path, headers: req.headers, body, model, stream, behavior, at: Date.now(), closedByClient: false };
+    const record: RecordedRequest = { method: 'POST', path, query: queryOf(req.url), headers: req.headers, body, model, stream, behavior, at: Date.now(), closedByClient: false };
     const ex: Exchange = { res, finished: false, selfClosed: false, timer: undefined };
     this.#inflight.add(ex);
     res.once('close', () => {

@@ -75,6 +75,8 @@ export interface RecordedRequest {
   method: string;
   /** Path without the query string. */
   path: string;
+  /** The query string with its `?` (`?api-version=1`), or `''`. */
+  query: string;
   /** As received; includes `authorization` so tests can check the key was sent. Never printed by the testkit. */
   headers: IncomingHttpHeaders;
   /** Parsed JSON, or the raw string when the body is not JSON (undefined when empty). */

@@ -6,12 +6,27 @@
 import { fileURLToPath } from 'node:url';
 import {
   startGatewayProcess,
+  type GatewayCommand,
   type GatewayExit,
   type GatewayLogLine,
   type GatewayProcess as TestkitGatewayProcess,
 } from '@mana/llm-testkit';
 
 export const DIST_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+
+/**
+ * `pnpm start` in the repository root, exactly as the README's first command
+ * (the pnpm that runs these tests when there is one: `npm_execpath`, else the
+ * `pnpm` on PATH).
+ */
+export function pnpmStart(): GatewayCommand {
+  const pnpm = process.env.npm_execpath;
+  if (pnpm === undefined || pnpm === '') return { file: 'pnpm', args: ['start'], cwd: REPO_ROOT };
+  return /\.[cm]?js$/.test(pnpm)
+    ? { file: process.execPath, args: [pnpm, 'start'], cwd: REPO_ROOT }
+    : { file: pnpm, args: ['start'], cwd: REPO_ROOT };
+}
 
 export type LogLine = GatewayLogLine;
 
@@ -22,6 +37,8 @@ export interface GatewayProcess extends TestkitGatewayProcess {
 
 export interface SpawnOptions {
   readonly config: string;
+  /** Start with this command (e.g. `pnpmStart()`) instead of `node dist/main.js`. */
+  readonly command?: GatewayCommand;
   readonly env?: Record<string, string>;
   readonly args?: readonly string[];
 }
@@ -32,7 +49,8 @@ export async function spawnGateway(options: SpawnOptions): Promise<GatewayProces
     missingHint: 'build first (pnpm turbo run build --filter=@mana/llm-gateway...)',
     tempPrefix: 'mana-gw-e2e-',
     config: options.config,
-    args: ['--shutdown-grace', '10s', ...(options.args ?? [])],
+    command: options.command,
+    args: options.command === undefined ? ['--shutdown-grace', '10s', ...(options.args ?? [])] : options.args,
     // A clean environment: no provider keys from the machine leak into tests.
     env: { LOG_LEVEL: 'info', ...options.env },
   });

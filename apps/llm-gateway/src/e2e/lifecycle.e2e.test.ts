@@ -2,7 +2,11 @@
  * End to end process lifecycle: SIGHUP reloads, SIGTERM drains an open stream
  * and exits 0, and the refusal to listen publicly without keys.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { DIST_MAIN, aliasesYaml, spawnGateway, type GatewayProcess } from './harness.js';
@@ -185,6 +189,60 @@ describe('SIGTERM', () => {
 });
 
 describe('startup', () => {
+  it('a SIGHUP while the modules are still loading is logged and ignored, not fatal (exit 129)', async () => {
+    // Module loading is made slow on purpose (a loader hook holds the first
+    // module after the entry point for 1.5 s, as a cold disk would) so the
+    // signal lands inside that window every time, whatever the machine's speed.
+    const dir = await mkdtemp(join(tmpdir(), 'mana-gw-sighup-'));
+    try {
+      await writeFile(
+        join(dir, 'hooks.mjs'),
+        `import { writeSync } from 'node:fs';\n` +
+          `let held = false;\n` +
+          `export async function load(url, context, next) {\n` +
+          `  if (!held && url.startsWith('file:') && url.includes('/dist/') && !url.endsWith('/dist/main.js')) {\n` +
+          `    held = true;\n` +
+          `    writeSync(2, 'module loading held\\n');\n` +
+          `    await new Promise((resolve) => setTimeout(resolve, 1500));\n` +
+          `  }\n` +
+          `  return next(url, context);\n` +
+          `}\n`,
+      );
+      await writeFile(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`);
+      await writeFile(join(dir, 'aliases.yaml'), providers + aliasesYaml({}, ['cloud/m1']));
+      const child = spawn(
+        process.execPath,
+        ['--import', pathToFileURL(join(dir, 'register.mjs')).href, DIST_MAIN, '--config', join(dir, 'aliases.yaml'), '--port', '0'],
+        { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.on('exit', (code, signal) => resolve({ code, signal })),
+      );
+      await new Promise<void>((resolve, reject) => {
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+          stderr += chunk;
+          if (stderr.includes('module loading held')) resolve();
+        });
+        void exited.then(() => reject(new Error(`exited before loading modules: ${stderr}`)));
+      });
+      child.kill('SIGHUP');
+      try {
+        await expect.poll(() => stdout.includes('"msg":"listening"') || child.exitCode !== null || child.signalCode !== null, { timeout: 15_000 }).toBe(true);
+        expect({ code: child.exitCode, signal: child.signalCode }).toEqual({ code: null, signal: null });
+        expect(stdout).toContain('SIGHUP during startup: ignored');
+        child.kill('SIGTERM');
+        expect(await exited).toEqual({ code: 0, signal: null });
+      } finally {
+        child.kill('SIGKILL');
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a non-loopback address without API keys, and says why', () => {
     const run = spawnSync(process.execPath, [DIST_MAIN, '--host', '0.0.0.0', '--port', '0'], {
       env: { PATH: process.env.PATH ?? '' },

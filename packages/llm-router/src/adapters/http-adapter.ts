@@ -99,11 +99,12 @@ export class HttpAdapter implements Adapter {
   private prepare(provider: ProviderConfig): Prepared {
     let p = this.prepared.get(provider);
     if (p === undefined) {
-      const { origin, basePath } = splitBaseUrl(provider.baseUrl);
+      const { origin, basePath, query } = splitBaseUrl(provider.baseUrl);
       p = {
         origin,
-        chatPath: basePath + this.dialect.chatPath,
-        modelsPath: basePath + this.dialect.modelsPath,
+        // The base URL's query string (e.g. `?api-version=2024-10-21`) goes on every call.
+        chatPath: basePath + this.dialect.chatPath + query,
+        modelsPath: basePath + this.dialect.modelsPath + query,
         postHeaders: providerHeaders(provider, true),
         getHeaders: providerHeaders(provider, false),
       };

@@ -54,17 +54,22 @@ export class Dispatchers {
 
 type IncomingHttpHeaders = Dispatcher.ResponseData['headers'];
 
-/** A base URL split once into the pool origin and the path prefix (`https://x/v1` → `https://x`, `/v1`). */
+/**
+ * A base URL split once into the pool origin, the path prefix and the query
+ * string (`https://x/v1?api-version=1` → `https://x`, `/v1`, `?api-version=1`).
+ */
 export interface Endpoint {
   readonly origin: string;
   readonly basePath: string;
+  /** `?…` to append to every request path, or `''`. */
+  readonly query: string;
 }
 
 export function splitBaseUrl(baseUrl: string): Endpoint {
   const url = new URL(baseUrl);
   let basePath = url.pathname;
   while (basePath.endsWith('/')) basePath = basePath.slice(0, -1);
-  return { origin: url.origin, basePath };
+  return { origin: url.origin, basePath, query: url.search };
 }
 
 /**

@@ -67,9 +67,9 @@ function buildAlias(
 
   const chain: TargetConfig[] = [];
   rawChain.forEach((entry, index) => {
-    const target = buildTarget(reader, name, strategy, entry, [...chainPath, index], providers, aliasSettings);
+    const { target, shown } = buildTarget(reader, name, strategy, entry, [...chainPath, index], providers, aliasSettings);
     if (chain.some((existing) => existing.id === target.id)) {
-      reader.fail([...chainPath, index], `target ${target.id} is listed twice in the chain`, name);
+      reader.fail([...chainPath, index], `target ${shown} is listed twice in the chain`, name);
     }
     chain.push(target);
   });
@@ -85,32 +85,36 @@ function buildTarget(
   path: ConfigPath,
   providers: ReadonlyMap<string, ProviderConfig>,
   aliasSettings: Partial<Settings>,
-): TargetConfig {
+): { target: TargetConfig; shown: string } {
   const map: RawMap = typeof entry === 'string' ? { target: entry } : reader.map(entry, path, 'a chain entry (a "provider/model" string or { target, weight, settings })', alias);
   if (typeof entry !== 'string') reader.keys(map, TARGET_KEYS, path, 'chain entry', alias);
   if (map.target === undefined) reader.fail(path, 'chain entry needs a target: provider/model', alias);
   const targetPath = typeof entry === 'string' ? path : [...path, 'target'];
-  const id = reader.string(map.target, targetPath, 'target', alias).value.trim();
+  const read = reader.string(map.target, targetPath, 'target', alias);
+  const id = read.value.trim();
+  // Messages quote the target as written when it used ${VAR}: never a variable's value.
+  const shown = reader.shown(map.target, { ...read, value: id });
 
   const problem = modelIdProblem(id);
   if (problem !== undefined) reader.fail(targetPath, `target ${JSON.stringify(id.slice(0, 80))} ${problem}: it is sent in the X-Mana-LLM-Resolved header`, alias);
   const split = splitTarget(id);
-  if (split === undefined) reader.fail(targetPath, `target "${id}" must be provider/model (e.g. groq/llama-3.3-70b-versatile)`, alias);
+  if (split === undefined) reader.fail(targetPath, `target "${shown}" must be provider/model (e.g. groq/llama-3.3-70b-versatile)`, alias);
   if (split.provider === ALIAS_NAMESPACE) {
-    reader.fail(targetPath, `target ${id} is an alias: a chain lists provider models, not other aliases`, alias);
+    reader.fail(targetPath, `target ${shown} is an alias: a chain lists provider models, not other aliases`, alias);
   }
   const provider = providers.get(split.provider);
   if (provider === undefined) {
-    reader.fail(targetPath, `unknown provider "${split.provider}" in target ${id} (known: ${[...providers.keys()].join(', ')})`, alias);
+    const unknown = read.variables.length === 0 ? `unknown provider "${split.provider}"` : 'unknown provider';
+    reader.fail(targetPath, `${unknown} in target ${shown} (known: ${[...providers.keys()].join(', ')})`, alias);
   }
 
   let weight = 1;
   if (map.weight !== undefined) {
     if (strategy !== 'weighted') {
-      reader.fail([...path, 'weight'], `weight on target ${id} needs strategy: weighted (this alias uses ${strategy})`, alias, true);
+      reader.fail([...path, 'weight'], `weight on target ${shown} needs strategy: weighted (this alias uses ${strategy})`, alias, true);
     }
     weight = typeof map.weight === 'number' ? map.weight : Number.NaN;
-    if (!Number.isFinite(weight) || weight <= 0) reader.fail([...path, 'weight'], `weight of ${id} must be a positive number`, alias);
+    if (!Number.isFinite(weight) || weight <= 0) reader.fail([...path, 'weight'], `weight of ${shown} must be a positive number`, alias);
   }
 
   // Cascade: defaults ← global ← provider (already in provider.settings) ← alias ← target.
@@ -119,7 +123,7 @@ function buildTarget(
     ...aliasSettings,
     ...reader.settings(map.settings, [...path, 'settings'], alias),
   });
-  return Object.freeze({ id, provider: split.provider, model: split.model, weight, settings });
+  return { target: Object.freeze({ id, provider: split.provider, model: split.model, weight, settings }), shown };
 }
 
 function readChoice<T extends string>(
@@ -132,7 +136,8 @@ function readChoice<T extends string>(
   alias: string,
 ): T {
   if (value === undefined || value === null) return fallback;
-  const text = reader.string(value, path, what, alias).value as T;
-  if (!choices.includes(text)) reader.fail(path, `unknown ${what} "${text}" (known: ${choices.join(', ')})`, alias);
+  const read = reader.string(value, path, what, alias);
+  const text = read.value as T;
+  if (!choices.includes(text)) reader.fail(path, `unknown ${what} "${reader.shown(value, read)}" (known: ${choices.join(', ')})`, alias);
   return text;
 }

@@ -140,6 +140,36 @@ describe('parseConfig: env interpolation', () => {
     expect(unconfiguredReason(snapshot.providers.get('ollama')!)).toBeUndefined();
   });
 
+  it('a provider needs a key exactly when api_key is written', () => {
+    const text =
+      `providers:\n` +
+      `  local: { type: openai, base_url: http://127.0.0.1:8000/v1 }\n` +
+      `  keyed: { type: openai, base_url: http://127.0.0.1:8001/v1, api_key: "\${LOCAL_KEY}" }\n` +
+      `  empty: { type: openai, base_url: http://127.0.0.1:8002/v1, api_key: "\${EMPTY_KEY}" }\n` +
+      `  literal: { type: openai, base_url: http://127.0.0.1:8003/v1, api_key: "k-literal" }\n` +
+      `  optional: { type: openai, base_url: http://127.0.0.1:8004/v1, api_key: "\${LOCAL_KEY}", api_key_required: false }\n` +
+      STRINGS_ONLY;
+    const snapshot = parseConfig(text, { env: { EMPTY_KEY: '' } });
+    const local = snapshot.providers.get('local')!;
+    expect(local).toMatchObject({ apiKey: undefined, requiresApiKey: false });
+    expect(unconfiguredReason(local)).toBeUndefined();
+    expect(unconfiguredReason(snapshot.providers.get('keyed')!)).toBe('missing api key (LOCAL_KEY)');
+    expect(unconfiguredReason(snapshot.providers.get('empty')!)).toBe('missing api key (EMPTY_KEY)');
+    expect(snapshot.providers.get('literal')).toMatchObject({ apiKey: 'k-literal', requiresApiKey: true });
+    expect(unconfiguredReason(snapshot.providers.get('optional')!)).toBeUndefined();
+    // The built-in cloud providers keep requiring theirs.
+    for (const name of ['groq', 'openrouter', 'together', 'google']) {
+      expect(unconfiguredReason(snapshot.providers.get(name)!)).toMatch(/^missing api key \([A-Z]+_API_KEY\)$/);
+    }
+    expect(unconfiguredReason(snapshot.providers.get('ollama')!)).toBeUndefined();
+  });
+
+  it('keeps a base_url query string (sent on every call) and trims trailing slashes of the path only', () => {
+    const text =
+      `providers:\n  azure: { type: openai, base_url: "https://x.openai.azure.com/openai/v1/?api-version=2024-10-21" }\n` + STRINGS_ONLY;
+    expect(parseConfig(text).providers.get('azure')?.baseUrl).toBe('https://x.openai.azure.com/openai/v1?api-version=2024-10-21');
+  });
+
   it('reads process.env when no env is given', () => {
     process.env.ROUTER_TEST_OLLAMA = 'http://127.0.0.1:9';
     try {
@@ -296,6 +326,44 @@ describe('parseConfig: validation names the alias and line', () => {
     expect(parseError('aliases:\n  mana/fast-text: [ollama/a]\n  - groq/b\n  mana/vision: [ollama/b]\n')).toMatch(
       /^invalid config at aliases.yaml line 3: YAML syntax error: /,
     );
+  });
+
+  it('refuses user info and a fragment in base_url, without quoting the URL', () => {
+    const userinfo = parseError(`providers:\n  vllm:\n    type: openai\n    base_url: "http://\${VLLM_AUTH}@127.0.0.1:8000/v1"\n${STRINGS_ONLY}`, {
+      VLLM_AUTH: 'admin:hunter2-secret',
+    });
+    expect(userinfo).toContain('invalid config at aliases.yaml line 4: provider vllm base_url must not contain a user name or password');
+    expect(userinfo).not.toContain('hunter2');
+    expect(userinfo).not.toContain('admin');
+    expect(parseError(`providers:\n  vllm: { type: openai, base_url: "http://u:p@127.0.0.1/v1" }\n${STRINGS_ONLY}`)).toContain(
+      'line 2: provider vllm base_url must not contain a user name or password',
+    );
+    expect(parseError(`providers:\n  vllm: { type: openai, base_url: "http://127.0.0.1/v1#x" }\n${STRINGS_ONLY}`)).toContain(
+      'line 2: provider vllm base_url must not contain a #fragment',
+    );
+  });
+
+  it('names a variable, never its value, when an interpolated value is invalid', () => {
+    const secret = { MYKEY: 'sk-live-0123456789abcdef' };
+    const cases: [string, string][] = [
+      [`providers:\n  vllm:\n    type: "\${MYKEY}"\n    base_url: http://x\n${STRINGS_ONLY}`, 'line 3: provider vllm has unknown type "${MYKEY}"'],
+      [withLongForm('    strategy: "\${MYKEY}"\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): unknown strategy "${MYKEY}"'],
+      [withLongForm('    on_all_unhealthy: "\${MYKEY}"\n    chain: [ollama/a]\n'), 'unknown on_all_unhealthy "${MYKEY}"'],
+      [withLongForm('    chain: ["\${MYKEY}"]\n'), 'line 3 (alias mana/long-form): target "${MYKEY}" must be provider/model'],
+      [withLongForm('    chain: ["\${MYKEY}/m"]\n'), 'unknown provider in target ${MYKEY}/m'],
+      [withLongForm('    chain: ["x/\${MYKEY}", "x/\${MYKEY}"]\n'), 'unknown provider in target x/${MYKEY}'],
+      [withLongForm('    chain: ["ollama/\${MYKEY}", "ollama/\${MYKEY}"]\n'), 'target ollama/${MYKEY} is listed twice'],
+      [withLongForm('    chain:\n      - { target: "ollama/\${MYKEY}", weight: 2 }\n'), 'weight on target ollama/${MYKEY} needs strategy: weighted'],
+      [withLongForm('    fail_over_on_empty: "\${MYKEY}"\n    chain: [ollama/a]\n'), 'fail_over_on_empty must be true or false'],
+      [`settings: { retries: "\${MYKEY}" }\n${STRINGS_ONLY}`, 'settings.retries must be a whole number'],
+      [`settings: { probe_interval: "\${MYKEY}" }\n${STRINGS_ONLY}`, 'settings.probe_interval must be a positive duration'],
+    ];
+    for (const [text, expected] of cases) {
+      const message = parseError(text, secret);
+      expect(message).toContain(expected);
+      expect(message).not.toContain('sk-live');
+      expect(message).not.toContain('0123456789');
+    }
   });
 
   it('never puts an api key into a message', () => {

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { RouterError } from '../errors.js';
 import type { ConfigSnapshot, Settings } from '../types.js';
 import { buildAliases } from './aliases.js';
@@ -7,6 +6,7 @@ import { DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_SETTINGS } from './defaults.js'
 import { FrozenMap } from './frozen-map.js';
 import type { Env } from './interpolate.js';
 import { buildProviders } from './providers.js';
+import { ConfigFileError, readConfigFile } from './read-config-file.js';
 import { ConfigReader } from './reader.js';
 import { TOP_LEVEL_KEYS } from './schema.js';
 
@@ -52,13 +52,16 @@ export function parseConfig(text: string, options: ParseConfigOptions = {}): Con
   });
 }
 
-/** Reads and parses a config file; unreadable files fail as invalid_config too. */
+/**
+ * Reads and parses a config file; unreadable files fail as invalid_config too,
+ * and so does anything but a regular file of at most 1 MB (read-config-file.ts).
+ */
 export async function loadConfigFile(path: string, options: Omit<ParseConfigOptions, 'source'> = {}): Promise<ConfigSnapshot> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readConfigFile(path);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    const reason = error instanceof ConfigFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? 'unreadable');
     throw new RouterError('invalid_config', `invalid config at ${path}: cannot read the file (${reason})`, { cause: error });
   }
   return parseConfig(text, { ...options, source: path });

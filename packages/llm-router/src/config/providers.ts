@@ -41,29 +41,32 @@ function buildProvider(
 ): ProviderConfig {
   const what = `provider ${name}`;
   if (raw.type === undefined) reader.fail(path, `${what} needs a type (${PROVIDER_TYPES.join(' or ')})`, undefined, true);
-  const type = reader.string(raw.type, [...path, 'type'], `${what} type`).value as ProviderType;
-  if (!PROVIDER_TYPES.includes(type)) {
-    reader.fail([...path, 'type'], `${what} has unknown type "${type}" (known: ${PROVIDER_TYPES.join(', ')})`);
+  const type = reader.string(raw.type, [...path, 'type'], `${what} type`);
+  if (!PROVIDER_TYPES.includes(type.value as ProviderType)) {
+    reader.fail([...path, 'type'], `${what} has unknown type "${reader.shown(raw.type, type)}" (known: ${PROVIDER_TYPES.join(', ')})`);
   }
   if (raw.base_url === undefined) reader.fail(path, `${what} needs a base_url`, undefined, true);
-  const baseUrl = reader.string(raw.base_url, [...path, 'base_url'], `${what} base_url`).value.trim().replace(/\/+$/, '');
-  if (!isHttpUrl(baseUrl)) reader.fail([...path, 'base_url'], `${what} base_url must be an http(s) URL`);
+  const baseUrl = readBaseUrl(reader, raw.base_url, [...path, 'base_url'], what);
 
-  const key = raw.api_key === undefined || raw.api_key === null ? undefined : reader.string(raw.api_key, [...path, 'api_key'], `${what} api_key`);
+  // A key is needed exactly when one is written (`api_key: ${VAR}`, as the
+  // built-in cloud providers do): a local server configured without one is
+  // called without an Authorization header, never reported "unconfigured".
+  const keyWritten = raw.api_key !== undefined && raw.api_key !== null;
+  const key = keyWritten ? reader.string(raw.api_key, [...path, 'api_key'], `${what} api_key`) : undefined;
   const requiresApiKey =
-    raw.api_key_required === undefined ? type === 'openai' : reader.boolean(raw.api_key_required, [...path, 'api_key_required'], `${what} api_key_required`);
+    raw.api_key_required === undefined ? keyWritten : reader.boolean(raw.api_key_required, [...path, 'api_key_required'], `${what} api_key_required`);
   const checkModels = raw.check_models === undefined ? false : reader.boolean(raw.check_models, [...path, 'check_models'], `${what} check_models`);
   const options = raw.options === undefined || raw.options === null ? {} : reader.map(raw.options, [...path, 'options'], `${what} options`);
   const headers = readHeaders(reader, raw.headers, [...path, 'headers'], what);
   const settings: Settings = Object.freeze({
-    ...defaultSettingsFor(type),
+    ...defaultSettingsFor(type.value as ProviderType),
     ...globalSettings,
     ...reader.settings(raw.settings, [...path, 'settings']),
   });
 
   const provider: ProviderConfig = Object.freeze({
     name,
-    type,
+    type: type.value as ProviderType,
     baseUrl,
     apiKey: key === undefined || key.value.trim() === '' ? undefined : key.value.trim(),
     requiresApiKey,
@@ -86,11 +89,33 @@ function readHeaders(reader: ConfigReader, value: unknown, path: readonly string
   return Object.freeze(headers);
 }
 
-function isHttpUrl(text: string): boolean {
+/**
+ * `base_url`: an http(s) URL. Its query string is kept and sent on every call
+ * (Azure-style `?api-version=…`, see adapters/http.ts). User info
+ * (`user:password@`) is refused rather than silently dropped: a password in a
+ * URL would travel into logs and views that show the URL; basic auth goes in
+ * `headers`. A `#fragment` is never sent by HTTP, so it is refused too. The
+ * messages never quote the URL: it may hold an interpolated secret.
+ */
+function readBaseUrl(reader: ConfigReader, value: unknown, path: readonly string[], what: string): string {
+  const text = reader.string(value, path, `${what} base_url`).value.trim();
+  let url: URL;
   try {
-    const url = new URL(text);
-    return url.protocol === 'http:' || url.protocol === 'https:';
+    url = new URL(text);
   } catch {
-    return false;
+    return reader.fail(path, `${what} base_url must be an http(s) URL`);
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') reader.fail(path, `${what} base_url must be an http(s) URL`);
+  if (url.username !== '' || url.password !== '') {
+    reader.fail(
+      path,
+      `${what} base_url must not contain a user name or password (user:password@host): ` +
+        `send credentials with api_key or headers (e.g. Authorization: "Basic \${BASIC_AUTH}")`,
+    );
+  }
+  if (url.hash !== '') reader.fail(path, `${what} base_url must not contain a #fragment`);
+  // Trailing slashes of the path only; the query string (if any) is kept as written.
+  url.pathname = url.pathname.replace(/\/+$/, '');
+  const normalized = url.href;
+  return url.search === '' && normalized.endsWith('/') ? normalized.slice(0, -1) : normalized;
 }

@@ -44,6 +44,15 @@ export class ConfigReader {
     return interpolateEnv(value, this.env);
   }
 
+  /**
+   * A value as a message may quote it: the interpolated text when it came from
+   * the file alone, the text *as written* (`"\${MYKEY}"`) when it used the
+   * environment — a variable's value may be a secret and never enters a message.
+   */
+  shown(raw: unknown, read: Interpolated): string {
+    return read.variables.length === 0 ? read.value : String(raw);
+  }
+
   boolean(value: unknown, path: ConfigPath, what: string, alias?: string): boolean {
     if (typeof value === 'boolean') return value;
     const text = typeof value === 'string' ? interpolateEnv(value, this.env).value.trim() : undefined;
