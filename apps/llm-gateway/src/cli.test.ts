@@ -21,6 +21,7 @@ describe('parseCli', () => {
       shutdownGraceMs: 25_000,
       requestTimeoutMs: 30_000,
       insecure: false,
+      corsOrigins: [],
       configPath: DEFAULT_CONFIG_PATH,
     });
     expect(DEFAULT_MAX_BODY_BYTES).toBe(20 * 1024 * 1024);
@@ -57,6 +58,20 @@ describe('parseCli', () => {
     expect(parse([], { npm_lifecycle_event: 'test', npm_package_name: '@mana/llm-gateway', INIT_CWD: '/x', MANA_LLM_CONFIG: 'a.yaml' })).toBe(
       '/repo/apps/llm-gateway/a.yaml',
     );
+  });
+
+  it('reads CORS origins (flag wins over MANA_LLM_CORS_ORIGINS) as browsers send them, and refuses what is not an origin', () => {
+    expect(run([], { MANA_LLM_CORS_ORIGINS: 'https://App.Example.com, http://localhost:5173/' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+    expect(run(['--cors-origins', '*'], { MANA_LLM_CORS_ORIGINS: 'https://a.example' }).corsOrigins).toEqual(['*']);
+    expect(run(['--cors-origins', 'https://a.example:443']).corsOrigins).toEqual(['https://a.example']);
+    for (const bad of ['app.example.com', 'https://a.example/app', 'https://a.example?x=1', 'ftp://a.example', 'https://u:p@a.example']) {
+      const result = parseCli(['--cors-origins', bad], {});
+      expect(result.kind, bad).toBe('error');
+      expect(result.kind === 'error' && result.message, bad).toContain('Invalid --cors-origins entry');
+    }
   });
 
   it('splits API keys and reads the admin key from the environment only', () => {

@@ -5,6 +5,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { normalizeOrigin } from './http/cors.js';
 import { parseSize } from '@mana/llm-router';
 
 export interface GatewayOptions {
@@ -24,6 +25,8 @@ export interface GatewayOptions {
   /** How long a client may take to send a whole request (head and body), in ms; then 408. */
   readonly requestTimeoutMs: number;
   readonly insecure: boolean;
+  /** Origins allowed to call from a browser (CORS); `*` = any; empty = CORS off. */
+  readonly corsOrigins: readonly string[];
 }
 
 export type CliResult =
@@ -59,6 +62,9 @@ Options (a flag wins over its environment variable):
   --request-timeout <d>  Time a client may take to send a whole request (then 408): ms or 10s.
                          Env MANA_LLM_REQUEST_TIMEOUT. Default 30s.
   --log-level <level>    ${LOG_LEVELS.join(' | ')}. Env LOG_LEVEL. Default info.
+  --cors-origins <list>  Origins a browser may call from (CORS), comma-separated, e.g.
+                         https://app.example.com,http://localhost:5173; * = any.
+                         Env MANA_LLM_CORS_ORIGINS. Default: none (CORS off).
   --insecure             Allow a non-loopback --host without API keys.
   -h, --help             Show this text.
 
@@ -160,6 +166,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
         'shutdown-grace': { type: 'string' },
         'request-timeout': { type: 'string' },
         'log-level': { type: 'string' },
+        'cors-origins': { type: 'string' },
         insecure: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -197,6 +204,18 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
     return { kind: 'error', message: `Invalid log level "${logLevel}": expected one of ${LOG_LEVELS.join(', ')}.` };
   }
 
+  const corsOrigins: string[] = [];
+  for (const entry of splitKeys(nonEmpty(values['cors-origins']) ?? env.MANA_LLM_CORS_ORIGINS)) {
+    const origin = normalizeOrigin(entry);
+    if (origin === undefined) {
+      return {
+        kind: 'error',
+        message: `Invalid --cors-origins entry "${entry.slice(0, 200)}": expected an origin such as https://app.example.com (scheme, host, optional port; no path) or *.`,
+      };
+    }
+    corsOrigins.push(origin);
+  }
+
   const apiKeys = splitKeys(env.MANA_LLM_API_KEYS);
   const adminKey = nonEmpty(env.MANA_LLM_ADMIN_KEY);
   const insecure = values.insecure === true;
@@ -224,6 +243,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
       shutdownGraceMs: grace.value,
       requestTimeoutMs: requestTimeout.value,
       insecure,
+      corsOrigins,
     },
   };
 }

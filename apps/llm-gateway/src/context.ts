@@ -4,6 +4,7 @@
  */
 import type { ReloadResult, Router } from '@mana/llm-router';
 import type { KeyChecker } from './http/auth.js';
+import type { CorsPolicy } from './http/cors.js';
 import type { ResponseState } from './http/respond.js';
 import type { Logger } from './logging.js';
 import type { GatewayMetrics } from './metrics/metrics.js';
@@ -27,6 +28,8 @@ export interface GatewayContext {
   /** Undefined when MANA_LLM_ADMIN_KEY is unset (admin routes disabled). */
   readonly adminKey: KeyChecker | undefined;
   readonly maxBodyBytes: number;
+  /** Undefined when no CORS origin is configured (CORS off). */
+  readonly cors: CorsPolicy | undefined;
   readonly state: GatewayState;
   /** Reloads the config file, counting and logging the result. */
   reload(trigger: 'signal' | 'admin'): Promise<ReloadResult>;

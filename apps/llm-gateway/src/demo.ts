@@ -79,6 +79,7 @@ async function main(): Promise<void> {
       shutdownGraceMs: 2_000, // 2 s: the demo's requests are done when it stops
       requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
       insecure: false,
+      corsOrigins: [],
     },
     { logger: memoryLogger(logs), defaultMetrics: false },
   );

@@ -8,6 +8,7 @@ import { createRouter, loadConfigFile, type ReloadResult } from '@mana/llm-route
 import type { GatewayOptions } from './cli.js';
 import type { GatewayContext, GatewayRouter, GatewayState } from './context.js';
 import { KeyChecker } from './http/auth.js';
+import { CorsPolicy } from './http/cors.js';
 import type { Logger } from './logging.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { createReloader, type ReloadTrigger } from './reload.js';
@@ -79,6 +80,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     apiKeys: new KeyChecker(options.apiKeys),
     adminKey: options.adminKey === undefined ? undefined : new KeyChecker([options.adminKey]),
     maxBodyBytes: options.maxBodyBytes,
+    cors: options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins),
     state,
     reload,
   };
@@ -115,6 +117,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
       aliases: [...config.aliases.keys()],
       auth: options.apiKeys.length > 0 ? `on (${options.apiKeys.length} key${options.apiKeys.length === 1 ? '' : 's'})` : 'off',
       admin: options.adminKey !== undefined ? 'on' : 'off',
+      cors: options.corsOrigins.length === 0 ? 'off' : options.corsOrigins.join(', '),
     },
     'listening',
   );

@@ -29,6 +29,7 @@ beforeAll(async () => {
       shutdownGraceMs: 1_000,
       requestTimeoutMs: 30_000,
       insecure: false,
+      corsOrigins: [],
     },
     { logger: createLogger('silent').logger, env: { OLLAMA_URL: 'http://127.0.0.1:9' }, defaultMetrics: false },
   );

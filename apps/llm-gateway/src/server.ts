@@ -6,6 +6,7 @@
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { GatewayContext } from './context.js';
 import { errorBody, gatewayError } from './http/errors.js';
+import type { CorsPolicy } from './http/cors.js';
 import { requestIdOf } from './http/request-id.js';
 import { sendError, type Headers } from './http/respond.js';
 import { authError, type RouteMatch, type RouteTable } from './http/route-table.js';
@@ -62,6 +63,15 @@ function admit(
   return match.route.logsItself === true ? 'answered_and_logged' : 'answered';
 }
 
+/** CORS (only when configured): answers a preflight (true), or adds the headers of an actual response. */
+function answeredByCors(cors: CorsPolicy, table: RouteTable, req: IncomingMessage, res: ServerResponse, path: string): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  if (cors.preflight(req, res, origin, table.allowed(path))) return true;
+  cors.decorate(res, origin);
+  return false;
+}
+
 /**
  * The error funnel: whatever a route throws becomes a 500 internal_error with
  * X-Request-Id (or a closed connection once the head was sent), never a crash.
@@ -72,7 +82,9 @@ async function handle(ctx: GatewayContext, table: RouteTable, req: IncomingMessa
   let admission: Admission = 'answered';
   try {
     requestId = requestIdOf(req.headers['x-request-id']);
-    admission = admit(ctx, table, req, res, requestId, path, startedAt);
+    if (ctx.cors === undefined || !answeredByCors(ctx.cors, table, req, res, path)) {
+      admission = admit(ctx, table, req, res, requestId, path, startedAt);
+    }
     if (typeof admission === 'object') {
       await admission.route.handler(ctx, req, res, requestId, admission.params, startedAt);
     }
