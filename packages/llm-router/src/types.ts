@@ -129,7 +129,8 @@ export type AttemptOutcome = 'ok' | 'skipped' | 'failed' | 'rejected' | 'aborted
  * `reason` values: skipped (no upstream call) → `unhealthy` | `cooling_down` | `unconfigured: <why>` | `model_missing` |
  * `unsupported_request` (the request cannot be expressed in the target's protocol);
  * failed → `connect_refused` | `connect_reset` | `dns` | `connect_timeout` | `first_byte_timeout` |
- * `socket_closed` | `http_<status>` | `stream_error` | `empty_response` | `empty_stream` | `invalid_response`;
+ * `socket_closed` | `http_<status>` | `stream_error` | `empty_response` | `empty_stream` | `invalid_response` |
+ * `response_too_large` (past a `max_*_bytes` setting);
  * rejected (4xx relayed, no failover) → `http_<status>`; ok → `ok`.
  */
 export interface Attempt {
