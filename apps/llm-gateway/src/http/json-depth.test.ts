@@ -29,14 +29,14 @@ describe('exceedsJsonDepth', () => {
     expect(exceedsJsonDepth(JSON.stringify({ a: [{ b: 1 }] }), MAX_JSON_DEPTH)).toBe(false);
   });
 
-  it('is linear: 20 MB of brackets, or of flat JSON, in well under a second', () => {
+  it('is linear: 20 MB of brackets, or of flat JSON, in bounded time (no parse), even on a loaded machine', () => {
     const deep = nested(10_000_000);
     let started = performance.now();
     expect(exceedsJsonDepth(deep, MAX_JSON_DEPTH)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(100);
+    expect(performance.now() - started).toBeLessThan(1_000); // ~12 ms on an idle machine; JSON.parse took ~4.5 s
     const flat = '[' + '"\\\\\\"",'.repeat(2_000_000) + '1]'; // escapes everywhere
     started = performance.now();
     expect(exceedsJsonDepth(flat, MAX_JSON_DEPTH)).toBe(false);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
