@@ -218,7 +218,8 @@ export interface ProviderHealthView {
   readonly type: ProviderType;
   readonly configured: boolean;
   readonly unconfiguredReason: string | undefined;
-  readonly healthy: boolean;
+  /** `null`: configured but not known yet (no probe or call has completed since start or since its endpoint changed). */
+  readonly healthy: boolean | null;
   readonly lastCheck: string | null; // ISO time
   readonly consecutiveFailures: number;
   readonly unhealthyUntil: string | null; // ISO time

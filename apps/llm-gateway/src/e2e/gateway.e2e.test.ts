@@ -62,6 +62,8 @@ beforeAll(async () => {
     `  nokey: { type: openai, base_url: "${cloud.baseUrl}", api_key: "\${E2E_MISSING_KEY}" }\n` +
     `  gpu: { type: ollama, base_url: "${gpu.url}" }\n` +
     // Refuses every connection, but never trips its breaker: each request sees the refusal itself.
+    // In no alias, so nothing ever probes or calls it.
+    `  spare: { type: openai, base_url: "${cloud.baseUrl}", api_key_required: false }\n` +
     `  gone: { type: openai, base_url: "http://127.0.0.1:${dead}/v1", api_key_required: false, settings: { failure_threshold: 1000 } }\n` +
     aliasesYaml(
       {
@@ -478,6 +480,9 @@ describe('info endpoints', () => {
     const json = await jsonOf(res);
     const byName = Object.fromEntries(json.providers.map((p: Json) => [p.provider, p]));
     expect(byName.cloud).toMatchObject({ configured: true, healthy: true });
+    expect(byName.cloud.last_check).not.toBeNull();
+    // Never checked: not known yet, rather than healthy.
+    expect(byName.spare).toMatchObject({ configured: true, healthy: null, last_check: null });
     expect(byName.nokey).toMatchObject({ configured: false });
     expect(byName.local).toMatchObject({ configured: true });
     expect(byName.local.consecutive_failures).toBeGreaterThanOrEqual(1);

@@ -29,6 +29,7 @@ describe('GatewayMetrics', () => {
     m.healthSource(() => [
       { provider: 'local', type: 'ollama', configured: true, unconfiguredReason: undefined, healthy: false, lastCheck: null, consecutiveFailures: 2, unhealthyUntil: null, lastError: 'refused' },
       { provider: 'cloud', type: 'openai', configured: true, unconfiguredReason: undefined, healthy: true, lastCheck: null, consecutiveFailures: 0, unhealthyUntil: null, lastError: null },
+      { provider: 'fresh', type: 'openai', configured: true, unconfiguredReason: undefined, healthy: null, lastCheck: null, consecutiveFailures: 0, unhealthyUntil: null, lastError: null },
     ]);
     m.reloaded(false);
     const text = await m.text();
@@ -39,6 +40,7 @@ describe('GatewayMetrics', () => {
     expect(text).toContain('mana_llm_alias_resolved_total{alias="mana/fast-text",target="cloud/m2"} 1');
     expect(text).toContain('mana_llm_provider_healthy{provider="local"} 0');
     expect(text).toContain('mana_llm_provider_healthy{provider="cloud"} 1');
+    expect(text).not.toContain('mana_llm_provider_healthy{provider="fresh"}');
     expect(text).toContain('mana_llm_config_reload_total{result="failure"} 1');
     expect(text).toContain('mana_llm_config_reload_total{result="success"} 0');
     expect(text).toContain('mana_llm_request_duration_seconds_count{alias="mana/fast-text",stream="false"} 1');

@@ -57,7 +57,7 @@ export class GatewayMetrics {
   });
   private readonly providerHealthy = new Gauge({
     name: 'mana_llm_provider_healthy',
-    help: 'Whether the provider is usable: 1 healthy, 0 unhealthy or unconfigured.',
+    help: 'Whether the provider is usable: 1 healthy, 0 unhealthy or unconfigured; no series while not known yet.',
     labelNames: ['provider'] as const,
     registers: [this.registry],
     // Read at scrape time so the gauge is never stale (and follows providers added or dropped by a reload).
@@ -165,7 +165,8 @@ export class GatewayMetrics {
   /** Provider health as the router sees it; called at scrape time only (the gauge's `collect`). */
   private setProviderHealth(views: readonly ProviderHealthView[]): void {
     this.providerHealthy.reset();
-    for (const v of views) this.providerHealthy.set({ provider: v.provider }, v.configured && v.healthy ? 1 : 0);
+    // A provider nothing has checked yet has no series: absent is "not known", 0 would claim an outage.
+    for (const v of views) if (v.healthy !== null) this.providerHealthy.set({ provider: v.provider }, v.healthy ? 1 : 0);
   }
 
   /** Keeps `mana_llm_provider_healthy` current at every scrape. */

@@ -160,27 +160,29 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
   }
 
   ex.outcome = result.outcome;
-  if (abort.aborted || res.destroyed) {
-    ex.clientClosed();
-    if (result.kind === 'stream') await closeStream(result);
+  if (result.kind === 'stream') {
+    // Whatever ends the relay — the last event, a client gone, a throw while writing the
+    // head — the router's stream is closed here: that frees its upstream connection,
+    // in-flight count and background slot (closing an ended stream does nothing).
+    try {
+      if (abort.aborted || res.destroyed) return ex.clientClosed();
+      await relayStream(ctx, res, ex, result, completionHeaders(ex, result), abort);
+    } finally {
+      await closeStream(result);
+    }
     return;
   }
+  if (abort.aborted || res.destroyed) return ex.clientClosed();
 
   const headers = completionHeaders(ex, result);
-  if (result.kind === 'json') {
-    ex.status = result.status;
-    ex.usage = result.usage;
-    ex.ttfbAt = performance.now();
-    sendJson(res, ctx.state, result.status, result.body, headers);
-    return;
-  }
+  ex.ttfbAt = performance.now();
+  ex.status = result.status;
   if (result.kind === 'upstream_error') {
     // The request itself was refused upstream (400, 422, …): every target would say the same.
-    ex.status = result.status;
     ex.code = `upstream_${result.status}`;
-    ex.ttfbAt = performance.now();
     sendText(res, ctx.state, result.status, result.contentType ?? 'application/json', result.body, headers);
     return;
   }
-  await relayStream(ctx, res, ex, result, headers, abort);
+  ex.usage = result.usage;
+  sendJson(res, ctx.state, result.status, result.body, headers);
 }

@@ -20,7 +20,8 @@ export function handleHealth(ctx: GatewayContext, res: ServerResponse, requestId
   }));
   // Unconfigured providers (no key) are a setup choice, not an outage: only configured ones count.
   const configured = providers.filter((p) => p.configured);
-  const usable = configured.filter((p) => p.healthy).length;
+  // Not known yet (`healthy: null`) counts as usable: the router does try such a provider.
+  const usable = configured.filter((p) => p.healthy !== false).length;
   const status = usable === 0 ? 'down' : usable === configured.length ? 'ok' : 'degraded';
   sendJson(
     res,

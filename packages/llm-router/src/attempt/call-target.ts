@@ -7,6 +7,7 @@ import type { AttemptLog } from './attempt-log.js';
 import { classifyFailure, type Decision, type Failure } from './classify-error.js';
 import type { ExecuteDeps } from './execute.js';
 import { FirstByteTimer } from './first-byte-timer.js';
+import { Lease } from './lease.js';
 import { readUntilCommit, type StreamEnd } from './stream-commit.js';
 
 export type CallOutcome = { readonly kind: 'result'; readonly result: RouterResult } | { readonly kind: 'failed'; readonly decision: Decision };
@@ -20,8 +21,8 @@ export interface TargetCall {
   readonly config: AliasConfig;
   readonly deps: ExecuteDeps;
   readonly log: AttemptLog;
-  /** The background slot, handed to a committed stream. */
-  readonly release: (() => void) | undefined;
+  /** What the request holds (its background slot): a committed stream takes it over. */
+  readonly requestLease: Lease;
 }
 
 /**
@@ -29,20 +30,18 @@ export interface TargetCall {
  * health bookkeeping. Returns a final result (ok, or a 4xx to relay) or the
  * failure decision; throws only RouterError('aborted').
  */
-export async function callTarget(c: TargetCall, onStreamHandOff: () => void): Promise<CallOutcome> {
+export async function callTarget(c: TargetCall): Promise<CallOutcome> {
   const started = c.deps.now();
+  const lease = new Lease();
   const timer = new FirstByteTimer(c.request.signal, c.target.settings.firstByteTimeoutMs);
+  lease.hold(() => timer.dispose());
+  const id = c.target.id;
+  c.deps.inFlight.inc(id);
+  lease.hold(() => c.deps.inFlight.dec(id));
   const call: AdapterCall = { provider: c.provider, target: c.target, body: c.request.body, signal: timer, firstByte: timer };
-  c.deps.inFlight.inc(c.target.id);
-  let handedOff = false;
   try {
     if (!c.request.stream) return await complete(c, call, started);
-    const outcome = await stream(c, call, timer, started);
-    if (outcome.kind === 'result' && outcome.result.kind === 'stream') {
-      handedOff = true;
-      onStreamHandOff();
-    }
-    return outcome;
+    return await stream(c, call, timer, lease, started);
   } catch (error) {
     if (c.request.signal?.aborted === true) {
       c.log.add(c.target, 'aborted', 'aborted', c.deps.now() - started);
@@ -50,10 +49,8 @@ export async function callTarget(c: TargetCall, onStreamHandOff: () => void): Pr
     }
     return failed(c, { kind: 'error', error }, started);
   } finally {
-    if (!handedOff) {
-      timer.dispose();
-      c.deps.inFlight.dec(c.target.id);
-    }
+    // Unconditional: a committed stream took everything over, leaving this lease empty.
+    lease.release();
   }
 }
 
@@ -74,13 +71,17 @@ async function complete(c: TargetCall, call: AdapterCall, started: number): Prom
   };
 }
 
-async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, started: number): Promise<CallOutcome> {
+async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, lease: Lease, started: number): Promise<CallOutcome> {
   const open = await c.adapter.stream(call);
   if (!open.ok) return httpFailed(c, open, started);
   // The first-byte clock runs until the commit (first delta): that is the wait a user notices.
-  const pre = await readUntilCommit(open, c.target.id, c.request.signal, (end) => streamEnded(c, timer, end), c.target.settings.maxPreCommitBytes);
+  // Released when the committed stream ends, whichever way (read to the end, broken, aborted, or returned unread).
+  const streamLease = new Lease();
+  const pre = await readUntilCommit(open, c.target.id, c.request.signal, (end) => streamEnded(c, streamLease, end), c.target.settings.maxPreCommitBytes);
   timer.stop();
   if (pre.kind === 'failed') return failed(c, pre.failure, started);
+  lease.handOver(streamLease);
+  c.requestLease.handOver(streamLease);
   c.deps.health.reportSuccess(c.provider.name);
   const events = pre.stream;
   const base = settle(c, 'ok', 'ok', started, open);
@@ -97,11 +98,9 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, s
   return { kind: 'result', result };
 }
 
-/** A committed stream is over: free its slots; a break after the commit counts against the provider. */
-function streamEnded(c: TargetCall, timer: FirstByteTimer, end: StreamEnd): void {
-  timer.dispose();
-  c.deps.inFlight.dec(c.target.id);
-  c.release?.();
+/** A committed stream is over (called once): free what it holds; a break after the commit counts against the provider. */
+function streamEnded(c: TargetCall, streamLease: Lease, end: StreamEnd): void {
+  streamLease.release();
   if (end.kind === 'interrupted') {
     c.deps.health.reportFailure(c.provider.name, `stream_interrupted: ${end.reason}`, c.target.settings);
   }

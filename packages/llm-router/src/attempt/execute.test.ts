@@ -269,6 +269,26 @@ describe('priority and strategies', () => {
     expect(a.count()).toBe(3);
   });
 
+  it('a committed background stream frees its slot exactly once, however often it is closed', async () => {
+    const r = start('    chain: [a/m1]', 'background_concurrency: 1');
+    const unread = (await request(r, { priority: 'background', stream: true })) as StreamResult;
+    // The consumer never reads it (e.g. writing the response head failed) and closes it, twice.
+    const events = unread.events[Symbol.asyncIterator]();
+    await events.return?.();
+    await events.return?.();
+    expect(await events.next()).toEqual({ done: true, value: undefined });
+    // The slot is free again, and only once: the limit of 1 still holds two streams apart.
+    a.on('m1', { kind: 'answer', chunks: 2, chunkIntervalMs: 200 });
+    const first = (await request(r, { priority: 'background', stream: true })) as StreamResult;
+    const second = request(r, { priority: 'background', stream: true });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(a.count()).toBe(2);
+    for await (const _ of first.events) void _;
+    const next = (await second) as StreamResult;
+    expect(a.count()).toBe(3);
+    for await (const _ of next.events) void _;
+  });
+
   it('round_robin over 2 healthy targets × 4 requests → 2 each', async () => {
     const r = start('    strategy: round_robin\n    chain: [a/m1, b/m2]');
     const targets: string[] = [];

@@ -18,6 +18,7 @@ import type {
 import { AttemptLog } from './attempt-log.js';
 import { type BackgroundGate, type InFlight, sleep } from './background-gate.js';
 import { callTarget, type CallOutcome } from './call-target.js';
+import { Lease } from './lease.js';
 
 /** The part of HealthCache the attempt loop uses (reads the pre-check, reports outcomes). */
 export interface AttemptHealth {
@@ -60,26 +61,23 @@ export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, 
   const plan = buildPlan(config, { random: deps.random, rotation, inFlight: deps.inFlight.get });
   const log = new AttemptLog(alias, request.requestId, deps.attemptListener());
   const background = request.priority === 'background';
-  let release: (() => void) | undefined;
+  const lease = new Lease();
   if (background) {
     try {
-      release = await deps.gate.acquire(snapshot.backgroundConcurrency, request.signal);
+      lease.hold(await deps.gate.acquire(snapshot.backgroundConcurrency, request.signal));
     } catch (error) {
       throw abortedError({ outcome: noAttempts(alias), cause: error });
     }
   }
-  const run = new AttemptRun(snapshot, request, deps, alias, config, plan, log, background, release);
   try {
-    return await run.run();
+    return await new AttemptRun(snapshot, request, deps, alias, config, plan, log, background, lease).run();
   } finally {
-    if (!run.streamOwnsRelease) release?.();
+    // Unconditional: a committed stream took the slot over and frees it when it ends.
+    lease.release();
   }
 }
 
 class AttemptRun {
-  /** A committed stream releases the background slot when it ends, not when execute returns. */
-  streamOwnsRelease = false;
-
   constructor(
     private readonly snapshot: ConfigSnapshot,
     private readonly request: RouterRequest,
@@ -89,7 +87,7 @@ class AttemptRun {
     private readonly plan: readonly TargetConfig[],
     private readonly log: AttemptLog,
     private readonly background: boolean,
-    private readonly release: (() => void) | undefined,
+    private readonly lease: Lease,
   ) {}
 
   async run(): Promise<RouterResult> {
@@ -139,22 +137,17 @@ class AttemptRun {
   /** One target, with its configured retries. Undefined: failed, try the next target. */
   private async tryTarget(target: TargetConfig, provider: ProviderConfig, adapter: Adapter): Promise<RouterResult | undefined> {
     for (let n = 0; ; n++) {
-      const outcome: CallOutcome = await callTarget(
-        {
-          adapter,
-          provider,
-          target,
-          request: this.request,
-          alias: this.alias,
-          config: this.config,
-          deps: this.deps,
-          log: this.log,
-          release: this.release,
-        },
-        () => {
-          this.streamOwnsRelease = true;
-        },
-      );
+      const outcome: CallOutcome = await callTarget({
+        adapter,
+        provider,
+        target,
+        request: this.request,
+        alias: this.alias,
+        config: this.config,
+        deps: this.deps,
+        log: this.log,
+        requestLease: this.lease,
+      });
       if (outcome.kind === 'result') return outcome.result;
       const d = outcome.decision;
       if (n >= target.settings.retries || !d.retryable) return undefined;

@@ -178,7 +178,10 @@ describe('HealthCache views', () => {
       healthy: false,
       lastCheck: null,
     });
-    expect(views.find((view) => view.provider === 'ollama')).toMatchObject({ healthy: true, unhealthyUntil: null, lastError: null });
+    // Nothing has checked ollama yet: not known, rather than healthy.
+    expect(views.find((view) => view.provider === 'ollama')).toMatchObject({ healthy: null, lastCheck: null, unhealthyUntil: null, lastError: null });
+    cache.reportSuccess('ollama');
+    expect(cache.providerView(snapshot).find((view) => view.provider === 'ollama')).toMatchObject({ healthy: true, lastCheck: new Date(T0).toISOString() });
   });
 
   it('aliasView shows each target as the router would treat it now', () => {

@@ -9,7 +9,8 @@ const iso = (ms: number | undefined): string | null => (ms === undefined ? null 
 /**
  * Per provider, as /v1/health shows it. `healthy` means usable and with no
  * open failure record: an unconfigured provider, or one whose breaker is open
- * or half-open (not yet re-checked), is not healthy. No secrets.
+ * or half-open (not yet re-checked), is not healthy; a configured one that
+ * nothing has checked yet is not known (`null`), not assumed healthy. No secrets.
  */
 export function buildProviderViews(cache: HealthCache, snapshot: ConfigSnapshot): ProviderHealthView[] {
   const secrets = cache.secrets(snapshot);
@@ -21,7 +22,7 @@ export function buildProviderViews(cache: HealthCache, snapshot: ConfigSnapshot)
       type: provider.type,
       configured: reason === undefined,
       unconfiguredReason: reason,
-      healthy: reason === undefined && breaker.state === BreakerState.Closed,
+      healthy: reason !== undefined ? false : breaker.lastCheck === undefined ? null : breaker.state === BreakerState.Closed,
       lastCheck: iso(breaker.lastCheck),
       consecutiveFailures: breaker.consecutiveFailures,
       unhealthyUntil: breaker.state === BreakerState.Closed ? null : iso(breaker.openUntil),
