@@ -2,7 +2,7 @@ import { ALIAS_NAMESPACE, MANA_LLM_ALIASES } from '@mana/llm-aliases';
 import type { AliasConfig, ProviderConfig, Settings, Strategy, TargetConfig } from '../types.js';
 import type { ConfigPath } from './config-source.js';
 import type { ConfigReader, RawMap } from './reader.js';
-import { ALIAS_KEYS, ALIAS_NAME, ON_ALL_UNHEALTHY, STRATEGIES, TARGET_KEYS } from './schema.js';
+import { ALIAS_KEYS, ALIAS_NAME, FOREIGN_ALIAS_NAME, ON_ALL_UNHEALTHY, STRATEGIES, TARGET_KEYS } from './schema.js';
 import { modelIdProblem, splitTarget } from './targets.js';
 
 /**
@@ -41,9 +41,7 @@ function buildAlias(
   providers: ReadonlyMap<string, ProviderConfig>,
 ): AliasConfig {
   const path = ['aliases', name];
-  if (!ALIAS_NAME.test(name)) {
-    reader.fail(path, `alias name "${name}" must live in the ${ALIAS_NAMESPACE}/ namespace (e.g. ${ALIAS_NAMESPACE}/long-form)`, name, true);
-  }
+  checkAliasName(reader, name, path, providers);
   // `mana/x: [a/b, c/d]` is the original strings-only format: the list is the chain.
   if (typeof raw !== 'object' && raw !== undefined) {
     reader.fail(path, `alias ${name} must be a list of provider/model targets or a map with a chain`, name);
@@ -75,6 +73,27 @@ function buildAlias(
   });
 
   return Object.freeze({ name, description, strategy, onAllUnhealthy, failOverOnEmpty, chain: Object.freeze(chain) });
+}
+
+/**
+ * `mana/` names are lowercase slugs. Other names (LiteLLM-style `gpt-4o`) are
+ * allowed, but not one that reads as a configured provider's direct target
+ * (`groq/x`): the alias would silently shadow it.
+ */
+function checkAliasName(reader: ConfigReader, name: string, path: ConfigPath, providers: ReadonlyMap<string, ProviderConfig>): void {
+  if (name.startsWith(`${ALIAS_NAMESPACE}/`)) {
+    if (!ALIAS_NAME.test(name)) {
+      reader.fail(path, `alias name "${name}" must be ${ALIAS_NAMESPACE}/ followed by lowercase letters, digits, ., _ or - (e.g. ${ALIAS_NAMESPACE}/long-form)`, name, true);
+    }
+    return;
+  }
+  if (!FOREIGN_ALIAS_NAME.test(name)) {
+    reader.fail(path, `alias name "${name.slice(0, 200)}" must be at most 200 letters, digits or . _ : @ + / - (starting with a letter or digit)`, name.slice(0, 200), true);
+  }
+  const prefix = splitTarget(name)?.provider;
+  if (prefix !== undefined && providers.has(prefix)) {
+    reader.fail(path, `alias name "${name}" clashes with provider ${prefix}'s direct targets (${prefix}/<model>)`, name, true);
+  }
 }
 
 function buildTarget(

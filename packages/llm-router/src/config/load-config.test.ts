@@ -286,9 +286,17 @@ describe('parseConfig: validation names the alias and line', () => {
     expect(parseError(text)).toContain('line 2 (alias mana/long-form): alias mana/long-form must be a list of provider/model targets or a map');
   });
 
-  it('alias outside the mana/ namespace', () => {
-    const text = withLongForm('    chain: [ollama/a]\n') + '  team/writer: [ollama/a]\n';
-    expect(parseError(text)).toContain('line 8 (alias team/writer): alias name "team/writer" must live in the mana/ namespace');
+  it('an alias outside the mana/ namespace is allowed (LiteLLM-style names), one that reads as provider/model is not', () => {
+    const ok = withLongForm('    chain: [ollama/a]\n') + '  gpt-4o: [ollama/a]\n  team/writer: [ollama/b]\n';
+    const snapshot = parseConfig(ok);
+    expect(snapshot.aliases.get('gpt-4o')?.chain[0]?.id).toBe('ollama/a');
+    expect(snapshot.aliases.has('team/writer')).toBe(true);
+    const clash = withLongForm('    chain: [ollama/a]\n') + '  groq/writer: [ollama/a]\n';
+    expect(parseError(clash)).toContain(`line 8 (alias groq/writer): alias name "groq/writer" clashes with provider groq's direct targets`);
+    const badSlug = withLongForm('    chain: [ollama/a]\n') + '  mana/Writer: [ollama/a]\n';
+    expect(parseError(badSlug)).toContain('(alias mana/Writer): alias name "mana/Writer" must be mana/ followed by lowercase');
+    const long = withLongForm('    chain: [ollama/a]\n') + `  ${'x'.repeat(201)}: [ollama/a]\n`;
+    expect(parseError(long)).toContain('must be at most 200 letters');
   });
 
   it('missing @mana/llm-aliases alias', () => {

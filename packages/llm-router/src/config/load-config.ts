@@ -8,6 +8,7 @@ import type { Env } from './interpolate.js';
 import { buildProviders } from './providers.js';
 import { ConfigFileError, readConfigFile } from './read-config-file.js';
 import { ConfigReader } from './reader.js';
+import { readSecretsFile, withSecrets } from './secrets-file.js';
 import { TOP_LEVEL_KEYS } from './schema.js';
 
 export { DEFAULT_SETTINGS } from './defaults.js';
@@ -53,8 +54,9 @@ export function parseConfig(text: string, options: ParseConfigOptions = {}): Con
 }
 
 /**
- * Reads and parses a config file; unreadable files fail as invalid_config too,
- * and so does anything but a regular file of at most 1 MB (read-config-file.ts).
+ * Reads and parses a config file, with the secrets file beside it (see
+ * secrets-file.ts); unreadable files fail as invalid_config too, and so does
+ * anything but a regular file of at most 1 MB (read-config-file.ts).
  */
 export async function loadConfigFile(path: string, options: Omit<ParseConfigOptions, 'source'> = {}): Promise<ConfigSnapshot> {
   let text: string;
@@ -64,5 +66,6 @@ export async function loadConfigFile(path: string, options: Omit<ParseConfigOpti
     const reason = error instanceof ConfigFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? 'unreadable');
     throw new RouterError('invalid_config', `invalid config at ${path}: cannot read the file (${reason})`, { cause: error });
   }
-  return parseConfig(text, { ...options, source: path });
+  const secrets = await readSecretsFile(path);
+  return parseConfig(text, { ...options, source: path, env: withSecrets(options.env ?? process.env, secrets) });
 }

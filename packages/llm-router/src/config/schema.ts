@@ -59,8 +59,15 @@ export const SETTING_SPECS: Readonly<Record<string, SettingSpec>> = {
   max_pre_commit_bytes: { field: 'maxPreCommitBytes', kind: 'size' },
 };
 
-/** Alias names live in the reserved `mana/` namespace: `mana/` + a lowercase slug. */
+/** Aliases in the reserved `mana/` namespace: `mana/` + a lowercase slug. */
 export const ALIAS_NAME = /^mana\/[a-z0-9][a-z0-9._-]*$/;
+
+/**
+ * Aliases outside `mana/` (names LiteLLM tooling registers, like `gpt-4o` or
+ * `ha`): the characters of a model id, at most 200. Such a name must not start
+ * with a configured `provider/`, or it would shadow that provider's direct targets.
+ */
+export const FOREIGN_ALIAS_NAME = /^[A-Za-z0-9][A-Za-z0-9._:@+/-]{0,199}$/;
 
 /** Provider names become the `provider/` prefix of targets. */
 export const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
