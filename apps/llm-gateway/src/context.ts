@@ -3,6 +3,7 @@
  * Built once in `gateway.ts`; routes take it as their first argument.
  */
 import type { ReloadResult, Router } from '@mana/llm-router';
+import type { ConfigStore } from './admin/config-store.js';
 import type { KeyChecker } from './http/auth.js';
 import type { CorsPolicy } from './http/cors.js';
 import type { ResponseState } from './http/respond.js';
@@ -12,7 +13,7 @@ import type { GatewayMetrics } from './metrics/metrics.js';
 /** The router methods the gateway uses (a test can pass a stand-in). */
 export type GatewayRouter = Pick<
   Router,
-  'config' | 'execute' | 'reload' | 'startProbes' | 'close' | 'health' | 'aliases' | 'models' | 'on'
+  'config' | 'execute' | 'reload' | 'applyConfig' | 'startProbes' | 'close' | 'health' | 'aliases' | 'models' | 'on'
 >;
 
 export interface GatewayState extends ResponseState {
@@ -31,6 +32,8 @@ export interface GatewayContext {
   /** Undefined when no CORS origin is configured (CORS off). */
   readonly cors: CorsPolicy | undefined;
   readonly state: GatewayState;
+  /** The config file as the admin API edits it. */
+  readonly configStore: ConfigStore;
   /** Reloads the config file, counting and logging the result. */
   reload(trigger: 'signal' | 'admin'): Promise<ReloadResult>;
 }

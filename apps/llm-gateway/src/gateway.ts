@@ -5,6 +5,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRouter, loadConfigFile, type ReloadResult } from '@mana/llm-router';
+import { ConfigStore } from './admin/config-store.js';
 import type { GatewayOptions } from './cli.js';
 import type { GatewayContext, GatewayRouter, GatewayState } from './context.js';
 import { KeyChecker } from './http/auth.js';
@@ -12,6 +13,7 @@ import { CorsPolicy } from './http/cors.js';
 import type { Logger } from './logging.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { createReloader, type ReloadTrigger } from './reload.js';
+import { createSerialQueue } from './serial-queue.js';
 import { createGatewayServer } from './server.js';
 import { drainAndClose, type ShutdownResult } from './shutdown.js';
 
@@ -72,7 +74,10 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
   });
 
   const state: GatewayState = { ready: false, draining: false };
-  const reload = createReloader(router, metrics, logger);
+  // Reloads and admin writes share one queue: one change of the config at a time.
+  const serial = createSerialQueue();
+  const reload = createReloader(router, metrics, logger, serial);
+  const configStore = new ConfigStore({ path: options.configPath, env, serial, logger, apply: (snapshot) => router.applyConfig(snapshot) });
   const context: GatewayContext = {
     router,
     metrics,
@@ -82,6 +87,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     maxBodyBytes: options.maxBodyBytes,
     cors: options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins),
     state,
+    configStore,
     reload,
   };
   const server = createGatewayServer(context, options.requestTimeoutMs);

@@ -2,12 +2,13 @@
  * Config reload (SIGHUP and POST /admin/reload): the router re-reads its file
  * and swaps the snapshot by reference if valid, so in-flight requests finish on
  * the snapshot they started with; an invalid file keeps the old config serving.
- * Reloads run one after another, never interleaved.
+ * Reloads run one after another, never interleaved (nor with admin writes: one shared queue).
  */
 import type { ReloadResult } from '@mana/llm-router';
 import type { GatewayRouter } from './context.js';
 import type { Logger } from './logging.js';
 import type { GatewayMetrics } from './metrics/metrics.js';
+import type { SerialQueue } from './serial-queue.js';
 
 export type ReloadTrigger = 'signal' | 'admin';
 
@@ -15,9 +16,8 @@ export function createReloader(
   router: GatewayRouter,
   metrics: GatewayMetrics,
   logger: Logger,
+  serial: SerialQueue,
 ): (trigger: ReloadTrigger) => Promise<ReloadResult> {
-  let queue: Promise<unknown> = Promise.resolve();
-
   async function run(trigger: ReloadTrigger): Promise<ReloadResult> {
     let result: ReloadResult;
     try {
@@ -34,9 +34,5 @@ export function createReloader(
     return result;
   }
 
-  return (trigger) => {
-    const next = queue.then(() => run(trigger));
-    queue = next.catch(() => undefined);
-    return next;
-  };
+  return (trigger) => serial(() => run(trigger));
 }

@@ -21,6 +21,9 @@ export const GATEWAY_ERRORS = {
   invalid_header: { status: 400, type: 'invalid_request_error' },
   invalid_model: { status: 400, type: 'invalid_request_error' },
   bad_request: { status: 400, type: 'invalid_request_error' },
+  unknown_field: { status: 400, type: 'invalid_request_error' },
+  invalid_name: { status: 400, type: 'invalid_request_error' },
+  too_many_targets: { status: 400, type: 'invalid_request_error' },
   request_timeout: { status: 408, type: 'invalid_request_error' },
   headers_too_large: { status: 431, type: 'invalid_request_error' },
   missing_api_key: { status: 401, type: 'authentication_error' },
@@ -30,6 +33,15 @@ export const GATEWAY_ERRORS = {
   admin_disabled: { status: 403, type: 'permission_error' },
   not_found: { status: 404, type: 'not_found_error' },
   model_not_found: { status: 404, type: 'invalid_request_error' },
+  alias_not_found: { status: 404, type: 'not_found_error' },
+  provider_not_found: { status: 404, type: 'not_found_error' },
+  target_not_found: { status: 404, type: 'not_found_error' },
+  provider_in_use: { status: 409, type: 'invalid_request_error' },
+  alias_required: { status: 409, type: 'invalid_request_error' },
+  name_conflict: { status: 409, type: 'invalid_request_error' },
+  config_read_only: { status: 409, type: 'invalid_request_error' },
+  version_conflict: { status: 412, type: 'invalid_request_error' },
+  invalid_config: { status: 422, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   request_too_large: { status: 413, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
@@ -63,6 +75,8 @@ export interface GatewayError {
   readonly param?: string | undefined;
   /** What the router reported: its attempts go into the body, its `retryAfterSeconds` into `Retry-After`. */
   readonly outcome?: RequestOutcome | undefined;
+  /** For a 409 guard: what holds the resource (aliases using a provider, the package requiring an alias). */
+  readonly heldBy?: readonly string[] | undefined;
 }
 
 function attemptJson(attempt: Attempt): AttemptJson {
@@ -91,6 +105,7 @@ export function errorBody(error: GatewayError): string {
       code: error.code,
       param: error.param ?? null,
       attempts: (error.outcome?.attempts ?? []).map(attemptJson),
+      ...(error.heldBy === undefined ? {} : { held_by: error.heldBy }),
     },
   });
 }

@@ -11,11 +11,16 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayContext } from '../context.js';
-import { apiKeyError, type KeyChecker } from './auth.js';
-import { gatewayError, type GatewayError } from './errors.js';
+import { adminKeyError } from './admin-auth.js';
+import { apiKeyError } from './auth.js';
+import type { GatewayError } from './errors.js';
 
-/** `none`: open; `api_key`: MANA_LLM_API_KEYS when set; `admin`: MANA_LLM_ADMIN_KEY (403 when unset). */
-export type RouteAuth = 'none' | 'api_key' | 'admin';
+/**
+ * `none`: open; `api_key`: MANA_LLM_API_KEYS when set; `admin`: MANA_LLM_ADMIN_KEY
+ * as a bearer token (403 when unset); `master_key`: the admin key as LiteLLM's
+ * master key, a bearer token or `x-api-key`.
+ */
+export type RouteAuth = 'none' | 'api_key' | 'admin' | 'master_key';
 
 export type RouteParams = Readonly<Record<string, string>>;
 
@@ -154,17 +159,6 @@ export class RouteTable {
   }
 }
 
-function adminKeyError(adminKey: KeyChecker | undefined, req: IncomingMessage): GatewayError | undefined {
-  if (adminKey === undefined) {
-    return gatewayError('admin_disabled', 'Admin routes are disabled: set MANA_LLM_ADMIN_KEY to enable them.');
-  }
-  const auth = adminKey.check(req.headers.authorization);
-  if (auth === 'ok') return undefined;
-  return auth === 'missing'
-    ? gatewayError('missing_admin_key', 'Missing admin key: send "Authorization: Bearer <admin key>".')
-    : gatewayError('invalid_admin_key', 'Invalid admin key.');
-}
-
 /** The auth step: the error to answer with, or undefined when the request may pass. */
 export function authError(ctx: GatewayContext, auth: RouteAuth, req: IncomingMessage): GatewayError | undefined {
   switch (auth) {
@@ -174,5 +168,7 @@ export function authError(ctx: GatewayContext, auth: RouteAuth, req: IncomingMes
       return apiKeyError(ctx.apiKeys, req);
     case 'admin':
       return adminKeyError(ctx.adminKey, req);
+    case 'master_key':
+      return adminKeyError(ctx.adminKey, req, true);
   }
 }

@@ -5,6 +5,7 @@
  */
 import { RouteTable, type Route } from '../http/route-table.js';
 import { handleAdminReload } from './admin-reload.js';
+import { ADMIN_RESOURCE_ROUTES } from './admin-resources.js';
 import { handleAliases } from './aliases.js';
 import { handleChatCompletions, refuseChatCompletion } from './chat-completions.js';
 import { handleHealth } from './health.js';
@@ -38,6 +39,7 @@ export const GATEWAY_ROUTES: readonly Route[] = [
   },
   { method: 'GET', path: '/v1/aliases', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleAliases(ctx, res, requestId) },
   { method: 'GET', path: '/v1/health', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleHealth(ctx, res, requestId) },
+  ...ADMIN_RESOURCE_ROUTES,
 ];
 
 export function gatewayRouteTable(): RouteTable {

@@ -1,0 +1,92 @@
+/**
+ * Providers as the admin API reads and writes them. The API key is never
+ * written into the YAML (see secrets-writer.ts) and never returned: a GET
+ * says whether one is set and which variable it comes from.
+ */
+import { BUILT_IN_PROVIDERS, type ProviderConfig } from '@mana/llm-router';
+import { AdminFailure } from './admin-failure.js';
+import { storeApiKey } from './secrets-writer.js';
+
+const PROVIDER_FIELDS = ['name', 'type', 'base_url', 'api_key', 'api_key_required', 'check_models', 'options', 'headers', 'settings'];
+/** Read-only fields a GET returns; ignored when sent back. */
+const READ_ONLY_FIELDS = ['built_in', 'api_key_set', 'api_key_env', 'used_by', 'version'];
+const REFERENCE_ONLY = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+export interface ProviderWrite {
+  /** The YAML value. */
+  readonly yaml: Record<string, unknown>;
+  /** A literal key to store in the secrets file. */
+  readonly secret?: readonly [name: string, value: string];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isBuiltInProvider(name: string): boolean {
+  return Object.hasOwn(BUILT_IN_PROVIDERS, name);
+}
+
+/** Checks a provider body for unknown fields; returns its fields without the read-only ones. */
+export function providerFieldsFromBody(body: unknown, name: string): Record<string, unknown> {
+  if (!isObject(body)) throw new AdminFailure('invalid_request', 'The body must be a JSON object describing the provider.');
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (READ_ONLY_FIELDS.includes(key)) continue;
+    if (!PROVIDER_FIELDS.includes(key)) {
+      throw new AdminFailure('unknown_field', `Unknown field "${key.slice(0, 100)}" (allowed: ${PROVIDER_FIELDS.join(', ')}).`, { param: key.slice(0, 100) });
+    }
+    if (key === 'name') {
+      if (value !== name) throw new AdminFailure('invalid_request', `The body names "${String(value).slice(0, 100)}", the path "${name}".`, { param: 'name' });
+      continue;
+    }
+    if (value !== null && value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/** The YAML value of a provider (keys in the config reference's order) and the secret to store, if any. */
+export function providerWrite(name: string, fields: Record<string, unknown>): ProviderWrite {
+  const yaml: Record<string, unknown> = {};
+  let secret: readonly [string, string] | undefined;
+  for (const key of PROVIDER_FIELDS) {
+    const value = fields[key];
+    if (key === 'name' || value === undefined) continue;
+    if (key === 'api_key') {
+      if (typeof value !== 'string') throw new AdminFailure('invalid_type', 'api_key must be a string.', { param: 'api_key' });
+      const stored = storeApiKey(name, value);
+      if (stored.kind === 'invalid') throw new AdminFailure('invalid_request', stored.reason, { param: 'api_key' });
+      yaml.api_key = stored.yaml;
+      if (stored.kind === 'secret') secret = [stored.name, stored.value];
+      continue;
+    }
+    yaml[key] = value;
+  }
+  return secret === undefined ? { yaml } : { yaml, secret };
+}
+
+/** Header values that are not pure `${VAR}` references are shown as `<redacted>` (they may carry tokens). */
+function redactHeaders(headers: unknown): unknown {
+  if (!isObject(headers)) return headers;
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, typeof v === 'string' && REFERENCE_ONLY.test(v) ? v : '<redacted>']));
+}
+
+/** What GET returns for a provider: the effective type and URL, the file's own fields, never the key. */
+export function providerView(name: string, raw: unknown, loaded: ProviderConfig | undefined, usedBy: readonly string[]): Record<string, unknown> {
+  const own = isObject(raw) ? raw : {};
+  const keyText = typeof own.api_key === 'string' ? own.api_key : (BUILT_IN_PROVIDERS[name]?.api_key ?? undefined);
+  return {
+    name,
+    built_in: isBuiltInProvider(name),
+    type: loaded?.type ?? own.type ?? null,
+    base_url: loaded?.baseUrl ?? own.base_url ?? null,
+    api_key_set: loaded?.apiKey !== undefined,
+    api_key_env: keyText === undefined ? null : (REFERENCE_ONLY.exec(keyText)?.[1] ?? null),
+    api_key_required: loaded?.requiresApiKey ?? null,
+    check_models: loaded?.checkModels ?? false,
+    ...(own.options === undefined ? {} : { options: own.options }),
+    ...(own.headers === undefined ? {} : { headers: redactHeaders(own.headers) }),
+    ...(own.settings === undefined ? {} : { settings: own.settings }),
+    used_by: usedBy,
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The admin resource API (admin key, as POST /admin/reload):
+ *   GET /admin/config
+ *   GET /admin/aliases, GET|PUT|PATCH|DELETE /admin/aliases/{name}
+ *   GET /admin/providers, GET|PUT|PATCH|DELETE /admin/providers/{name}
+ * Every answer carries the config version as `ETag`; a write honours
+ * `If-Match` (412 version_conflict). The work is done in ../admin/; these are
+ * the route table's handlers.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatewayContext } from '../context.js';
+import { AdminFailure, isAdminFailure } from '../admin/admin-failure.js';
+import { deleteAlias, getAlias, listAliases, patchAlias, putAlias, type Answer } from '../admin/alias-operations.js';
+import { etagOf, type WriteRequest } from '../admin/config-store.js';
+import { redactedConfigText } from '../admin/config-view.js';
+import { nameFromPath, type ResourceKind } from '../admin/names.js';
+import { deleteProvider, getProvider, listProviders, patchProvider, putProvider } from '../admin/provider-operations.js';
+import { BodyTooLarge, readJsonBody } from '../admin/read-json.js';
+import { presentedKeyFingerprint } from '../http/admin-auth.js';
+import { discardBodyThenClose } from '../http/linger.js';
+import { sendError, sendJson, type Headers } from '../http/respond.js';
+import type { Route, RouteHandler } from '../http/route-table.js';
+import { isJsonContentType } from './chat-completions.js';
+
+/** Runs `work` and answers with its result (ETag included) or its refusal. */
+export async function answerAdmin(
+  ctx: GatewayContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  work: () => Promise<Answer>,
+): Promise<void> {
+  const headers: Headers = { 'x-request-id': requestId };
+  try {
+    const answer = await work();
+    headers.etag = etagOf(answer.version);
+    sendJson(res, ctx.state, answer.status, answer.body, headers);
+  } catch (error) {
+    if (!isAdminFailure(error)) throw error; // the server's error funnel answers 500
+    if (error.error.code === 'client_closed_request') return;
+    if (error instanceof BodyTooLarge) {
+      // Answer and close; the rest of the body is read and discarded for a bounded while (linger.ts).
+      res.setHeader('connection', 'close');
+      sendError(res, ctx.state, error.error, headers);
+      discardBodyThenClose(req, res);
+      return;
+    }
+    sendError(res, ctx.state, error.error, headers);
+  }
+}
+
+/** The JSON body of an admin write. */
+export async function adminBody(req: IncomingMessage): Promise<unknown> {
+  if (!isJsonContentType(req.headers['content-type'])) throw new AdminFailure('unsupported_media_type', 'Content-Type must be application/json.');
+  return readJsonBody(req);
+}
+
+export function writeRequest(req: IncomingMessage): WriteRequest {
+  const ifMatch = req.headers['if-match'];
+  return {
+    route: `${req.method ?? ''} ${(req.url ?? '').split('?')[0]!.slice(0, 300)}`,
+    ifMatch: typeof ifMatch === 'string' ? ifMatch : undefined,
+    keyFingerprint: presentedKeyFingerprint(req),
+  };
+}
+
+/**
+ * The resource name from the raw request path, not the table's decoded
+ * param: an encoded slash (`%2F`) must be refused, and decoding would hide it.
+ */
+function nameOf(req: IncomingMessage, prefix: string, kind: ResourceKind): string {
+  const path = (req.url ?? '').split('?')[0]!;
+  return nameFromPath(path.slice(prefix.length), kind);
+}
+
+type AdminWork = (ctx: GatewayContext, req: IncomingMessage, name: string) => Promise<Answer>;
+
+function item(kind: ResourceKind, prefix: string, work: AdminWork): RouteHandler {
+  return (ctx, req, res, requestId) => answerAdmin(ctx, req, res, requestId, async () => work(ctx, req, nameOf(req, prefix, kind)));
+}
+
+const ALIASES = '/admin/aliases/';
+const PROVIDERS = '/admin/providers/';
+const providersOf = (ctx: GatewayContext) => (): Iterable<string> => ctx.router.config.providers.keys();
+
+export const ADMIN_RESOURCE_ROUTES: readonly Route[] = [
+  {
+    method: 'GET',
+    path: '/admin/config',
+    auth: 'admin',
+    handler: (ctx, req, res, requestId) =>
+      answerAdmin(ctx, req, res, requestId, async () => {
+        const current = await ctx.configStore.read();
+        const body = { source: ctx.configStore.path, version: current.version, loaded_at: new Date(ctx.router.config.loadedAt).toISOString(), text: redactedConfigText(current.text) };
+        return { status: 200, body, version: current.version };
+      }),
+  },
+  { method: 'GET', path: '/admin/aliases', auth: 'admin', handler: (ctx, req, res, requestId) => answerAdmin(ctx, req, res, requestId, () => listAliases(ctx.configStore)) },
+  { method: 'GET', path: `${ALIASES}:name`, auth: 'admin', handler: item('alias', ALIASES, (ctx, _req, name) => getAlias(ctx.configStore, name)) },
+  {
+    method: 'PUT',
+    path: `${ALIASES}:name`,
+    auth: 'admin',
+    handler: item('alias', ALIASES, async (ctx, req, name) => putAlias(ctx.configStore, writeRequest(req), name, await adminBody(req), providersOf(ctx))),
+  },
+  {
+    method: 'PATCH',
+    path: `${ALIASES}:name`,
+    auth: 'admin',
+    handler: item('alias', ALIASES, async (ctx, req, name) => patchAlias(ctx.configStore, writeRequest(req), name, await adminBody(req), providersOf(ctx))),
+  },
+  { method: 'DELETE', path: `${ALIASES}:name`, auth: 'admin', handler: item('alias', ALIASES, (ctx, req, name) => deleteAlias(ctx.configStore, writeRequest(req), name)) },
+  {
+    method: 'GET',
+    path: '/admin/providers',
+    auth: 'admin',
+    handler: (ctx, req, res, requestId) => answerAdmin(ctx, req, res, requestId, () => listProviders(ctx.configStore, ctx.router.config)),
+  },
+  { method: 'GET', path: `${PROVIDERS}:name`, auth: 'admin', handler: item('provider', PROVIDERS, (ctx, _req, name) => getProvider(ctx.configStore, ctx.router.config, name)) },
+  {
+    method: 'PUT',
+    path: `${PROVIDERS}:name`,
+    auth: 'admin',
+    handler: item('provider', PROVIDERS, async (ctx, req, name) => putProvider(ctx.configStore, writeRequest(req), name, await adminBody(req))),
+  },
+  {
+    method: 'PATCH',
+    path: `${PROVIDERS}:name`,
+    auth: 'admin',
+    handler: item('provider', PROVIDERS, async (ctx, req, name) => patchProvider(ctx.configStore, writeRequest(req), name, await adminBody(req))),
+  },
+  { method: 'DELETE', path: `${PROVIDERS}:name`, auth: 'admin', handler: item('provider', PROVIDERS, (ctx, req, name) => deleteProvider(ctx.configStore, writeRequest(req), name)) },
+];
