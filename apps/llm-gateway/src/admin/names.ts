@@ -30,7 +30,6 @@ export function nameFromPath(raw: string, kind: ResourceKind): string {
 
 /** Throws invalid_name unless `name` is a name the loader accepts for `kind`. */
 export function checkName(name: string, kind: ResourceKind): void {
-  // eslint-disable-next-line no-control-regex
   const printable = name.replace(/[\x00-\x1f\x7f]/g, '?').slice(0, 60);
   if (name.length > MAX_NAME_LENGTH) throw new AdminFailure('invalid_name', `The ${kind} name is longer than ${MAX_NAME_LENGTH} characters.`);
   if (name.split('/').some((segment) => segment === '..' || segment === '.')) {

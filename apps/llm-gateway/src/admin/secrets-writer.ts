@@ -29,7 +29,6 @@ export function storeApiKey(provider: string, key: string): StoredKey {
   const reference = REFERENCE.exec(key)?.[1] ?? LITELLM_REFERENCE.exec(key)?.[1];
   if (reference !== undefined) return { kind: 'reference', yaml: `\${${reference}}` };
   if (Buffer.byteLength(key) > MAX_API_KEY_BYTES) return { kind: 'invalid', reason: `api_key is longer than ${MAX_API_KEY_BYTES} bytes` };
-  // eslint-disable-next-line no-control-regex
   if (key.trim() === '' || /[\x00-\x1f\x7f]/.test(key)) return { kind: 'invalid', reason: 'api_key must be a non-empty single line' };
   const name = secretNameFor(provider);
   return { kind: 'secret', yaml: `\${${name}}`, name, value: key };

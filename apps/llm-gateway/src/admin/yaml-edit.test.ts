@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configData, removeEntry, setEntry } from './yaml-edit.js';
+import { removeEntry, setEntry } from './yaml-edit.js';
 
 const FILE = `# Mana config: comments and alignment must survive an edit.
 settings:
