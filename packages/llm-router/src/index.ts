@@ -4,6 +4,7 @@ export { RouterError, isRouterError } from './errors.js';
 export type { RouterErrorCode, RouterErrorOptions } from './errors.js';
 export { parseConfig, loadConfigFile, DEFAULT_SETTINGS } from './config/load-config.js';
 export type { ParseConfigOptions } from './config/load-config.js';
+export { ConfigFileError, MAX_CONFIG_BYTES, readConfigFile } from './config/read-config-file.js';
 export { SECRET_NAME, parseSecrets, readSecretsFile, secretsPathFor, withSecrets } from './config/secrets-file.js';
 export { ALIAS_KEYS, ALIAS_NAME, FOREIGN_ALIAS_NAME, PROVIDER_KEYS, PROVIDER_NAME, STRATEGIES, TARGET_KEYS } from './config/schema.js';
 export { BUILT_IN_PROVIDERS } from './config/built-in-providers.js';

@@ -11,17 +11,13 @@
  * too, and `If-Match` catches it.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { isRouterError, parseConfig, readSecretsFile, secretsPathFor, withSecrets, type ConfigSnapshot, type Env } from '@mana/llm-router';
+import { ConfigFileError, MAX_CONFIG_BYTES, isRouterError, parseConfig, readConfigFile, readSecretsFile, secretsPathFor, withSecrets, type ConfigSnapshot, type Env } from '@mana/llm-router';
 import type { Logger } from '../logging.js';
 import type { SerialQueue } from '../serial-queue.js';
 import { AdminFailure } from './admin-failure.js';
 import { ReadOnlyError, assertWritable, writeFileAtomic } from './atomic-write.js';
 import { writeSecretsFile } from './secrets-writer.js';
 import { configData } from './yaml-edit.js';
-
-/** Largest config file an admin write reads or produces: 4 MB. */
-export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
 export interface CurrentConfig {
   readonly text: string;
@@ -93,11 +89,12 @@ export class ConfigStore {
   async read(): Promise<CurrentConfig> {
     let text: string;
     try {
-      text = await readFile(this.options.path, 'utf8');
+      // The loader's reader: a regular file of at most MAX_CONFIG_BYTES (1 MB).
+      text = await readConfigFile(this.options.path);
     } catch (error) {
-      throw new AdminFailure('invalid_config', `cannot read ${this.options.path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+      const reason = error instanceof ConfigFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? 'unreadable');
+      throw new AdminFailure('invalid_config', `invalid config at ${this.options.path}: cannot read the file (${reason})`);
     }
-    if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) throw new AdminFailure('invalid_config', `${this.options.path} is larger than ${MAX_CONFIG_BYTES} bytes`);
     return { text, version: versionOf(text), data: configData(text) };
   }
 

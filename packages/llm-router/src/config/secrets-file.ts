@@ -1,7 +1,8 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { RouterError } from '../errors.js';
 import type { Env } from './interpolate.js';
+import { ConfigFileError, readConfigFile } from './read-config-file.js';
 
 /**
  * API keys sent to the gateway's admin API are never written into the YAML
@@ -60,7 +61,15 @@ export async function readSecretsFile(configPath: string): Promise<Map<string, s
   if (size > MAX_SECRETS_FILE_BYTES) {
     throw new RouterError('invalid_config', `invalid secrets file ${path}: larger than ${MAX_SECRETS_FILE_BYTES} bytes`);
   }
-  return parseSecrets(await readFile(path, 'utf8'), path);
+  let text: string;
+  try {
+    // The config's own reader: a regular file only (a FIFO would block), bounded.
+    text = await readConfigFile(path, MAX_SECRETS_FILE_BYTES);
+  } catch (error) {
+    const reason = error instanceof ConfigFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? 'unreadable');
+    throw new RouterError('invalid_config', `invalid secrets file ${path}: cannot read it (${reason})`);
+  }
+  return parseSecrets(text, path);
 }
 
 /**
