@@ -92,6 +92,7 @@ class ManaRouter implements Router {
       },
       inFlight: new InFlight(),
       gate: new BackgroundGate(),
+      probe: (provider) => void this.probe.probeProvider(provider),
       attemptListener: () => (attempt.size === 0 ? undefined : emitAttempt),
     };
   }

@@ -153,6 +153,7 @@ function classify(c: TargetCall, failure: Failure): Decision {
  */
 function record(c: TargetCall, d: Decision, started: number): CallOutcome {
   if (d.providerFailure) c.deps.health.reportFailure(c.provider.name, d.reason, c.target.settings);
+  if (d.probeProvider) c.deps.probe(c.provider);
   if (d.coolDownUntil !== undefined) c.deps.health.coolDown(c.target.id, d.coolDownUntil, d.reason);
   c.log.add(c.target, d.reachedNetwork ? 'failed' : 'skipped', d.reason, c.deps.now() - started, { status: d.status, detail: d.detail });
   return { kind: 'failed', decision: d };

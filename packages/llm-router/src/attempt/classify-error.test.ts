@@ -19,12 +19,19 @@ describe('classifyFailure', () => {
     ['ECONNRESET', 'connect_reset'],
     ['ENOTFOUND', 'dns'],
     ['UND_ERR_CONNECT_TIMEOUT', 'connect_timeout'],
-    ['UND_ERR_HEADERS_TIMEOUT', 'first_byte_timeout'],
-    ['first_byte_timeout', 'first_byte_timeout'], // attempt/first-byte-timer.ts
     ['UND_ERR_SOCKET', 'socket_closed'],
   ])('%s → fail over as %s and count against the provider', (code, reason) => {
     const d = classifyFailure({ kind: 'error', error: netError(code) }, ctx);
-    expect(d).toMatchObject({ action: 'fail_over', reason, providerFailure: true, coolDownUntil: undefined });
+    expect(d).toMatchObject({ action: 'fail_over', reason, providerFailure: true, probeProvider: false, coolDownUntil: undefined });
+  });
+
+  it.each([
+    ['UND_ERR_HEADERS_TIMEOUT'],
+    ['UND_ERR_BODY_TIMEOUT'],
+    ['first_byte_timeout'], // attempt/first-byte-timer.ts
+  ])('%s → fail over as first_byte_timeout; the provider is probed rather than counted as failed', (code) => {
+    const d = classifyFailure({ kind: 'error', error: netError(code) }, ctx);
+    expect(d).toMatchObject({ action: 'fail_over', reason: 'first_byte_timeout', providerFailure: false, probeProvider: true, retryable: true });
   });
 
   it('finds the code inside an AggregateError', () => {

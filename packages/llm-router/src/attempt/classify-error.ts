@@ -32,6 +32,12 @@ export interface Decision {
   readonly detail: string;
   /** A connection-level failure: counts against the provider's breaker. */
   readonly providerFailure: boolean;
+  /**
+   * No answer in time: this request moves on, but a slow answer (a long
+   * generation) is no evidence that the provider is down, so instead of
+   * counting a failure the provider is probed at once and the probe decides.
+   */
+  readonly probeProvider: boolean;
   /** Cool this target (provider+model) down until then (epoch ms). */
   readonly coolDownUntil: number | undefined;
   /** The upstream's `Retry-After`, in ms from now. */
@@ -82,6 +88,7 @@ function classifyError(error: unknown): Decision {
     return failOver('unsupported_request', messageOf(error), { reachedNetwork: false });
   }
   const known = code === undefined ? undefined : NETWORK_CODES.get(code);
+  if (known !== undefined && known[0] === 'first_byte_timeout') return failOver(known[0], known[1], { probeProvider: true, retryable: true });
   if (known !== undefined) return failOver(known[0], known[1], { providerFailure: true, retryable: true });
   // Anything else (an unexpected exception) still must not sink the request: try the next target.
   return failOver('upstream_error', code === undefined ? 'upstream call failed' : `upstream call failed (${code})`, {
@@ -112,6 +119,7 @@ function classifyHttp(res: HttpFailure, ctx: ClassifyContext): Decision {
     status,
     detail,
     providerFailure: false,
+    probeProvider: false,
     coolDownUntil: undefined,
     retryAfterMs: undefined,
     retryable: false,
@@ -126,6 +134,7 @@ function failOver(reason: string, detail: string, extra: Partial<Decision> = {})
     detail,
     status: extra.status,
     providerFailure: extra.providerFailure ?? false,
+    probeProvider: extra.probeProvider ?? false,
     coolDownUntil: extra.coolDownUntil,
     retryAfterMs: extra.retryAfterMs,
     retryable: extra.retryable ?? false,

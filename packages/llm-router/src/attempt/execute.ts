@@ -39,6 +39,8 @@ export interface ExecuteDeps {
   readonly rotation: (alias: string) => number;
   readonly inFlight: InFlight;
   readonly gate: BackgroundGate;
+  /** Checks a provider out of band now (joins a check already running); its result goes to the health cache. */
+  readonly probe: (provider: ProviderConfig) => void;
   /** The attempt-event sink, or undefined when nobody listens (then no event objects are built). */
   readonly attemptListener: () => ((event: AttemptEvent) => void) | undefined;
 }

@@ -37,6 +37,9 @@ export class HealthProbe {
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> | undefined;
   private running = false;
+  private stopped = false;
+  /** Out-of-band probes in flight, one per provider at most. */
+  private readonly single = new Map<string, Promise<void>>();
 
   constructor(options: HealthProbeOptions) {
     this.cache = options.cache;
@@ -55,10 +58,26 @@ export class HealthProbe {
   /** Stops the loop, cancels probes in flight (their results are dropped) and waits for the round to end. */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     for (const controller of this.inFlight) controller.abort(new Error('health probe stopped'));
-    await this.round;
+    await Promise.all([this.round, ...this.single.values()]);
+  }
+
+  /**
+   * Probes one provider now, out of band — after a first-byte timeout, whose
+   * health only a check of the provider itself can tell — and joins a probe of
+   * it already running, so a burst of timeouts costs one probe.
+   */
+  probeProvider(provider: ProviderConfig): Promise<void> {
+    if (this.stopped || unconfiguredReason(provider) !== undefined) return Promise.resolve();
+    let probe = this.single.get(provider.name);
+    if (probe === undefined) {
+      probe = this.probe(provider).finally(() => this.single.delete(provider.name));
+      this.single.set(provider.name, probe);
+    }
+    return probe;
   }
 
   /** One round over every eligible provider (all due or not); joins a round already running. */
