@@ -275,6 +275,30 @@ describe('router: streaming', () => {
     expect(a.requests[0]!.body).toMatchObject({ model: 'm1', stream: true });
   });
 
+  it('asks the upstream for usage when the client did not, records it, and relays exactly the chunks the client would have seen', async () => {
+    a.on('m1', { kind: 'answer', content: 'one two three', chunks: 3, usage: { prompt_tokens: 12, completion_tokens: 7 } });
+    const result = (await askStream(start())) as StreamResult;
+    const chunks: Record<string, unknown>[] = [];
+    for await (const data of result.events) chunks.push(JSON.parse(data) as Record<string, unknown>);
+    expect(a.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(result.usage).toEqual({ prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 });
+    expect(chunks.every((c) => Array.isArray(c.choices) && c.choices.length > 0)).toBe(true);
+    expect(chunks.some((c) => 'usage' in c)).toBe(false);
+  });
+
+  it('passes the usage chunk on when the client asked for it', async () => {
+    a.on('m1', { kind: 'answer', content: 'one two', chunks: 2, usage: { prompt_tokens: 3, completion_tokens: 2 } });
+    const result = (await start().execute({
+      model: LONG_FORM,
+      body: { messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } },
+      stream: true,
+    })) as StreamResult;
+    const chunks: Record<string, unknown>[] = [];
+    for await (const data of result.events) chunks.push(JSON.parse(data) as Record<string, unknown>);
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } });
+    expect(result.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 2 });
+  });
+
   it.each([
     ['an error event before the first delta', { kind: 'answer', errorEventAfterChunks: 0 }, 'stream_error'],
     ['an empty stream', { kind: 'empty_stream' }, 'empty_stream'],

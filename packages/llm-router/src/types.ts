@@ -33,6 +33,14 @@ export interface Settings {
   maxPreCommitBytes: number; // default 1_048_576 (1 MiB): stream chunks held before the first delta; more fails over
 }
 
+/** USD per million tokens. */
+export interface Price {
+  readonly input: number;
+  readonly output: number;
+  /** Prompt tokens the upstream served from its cache; priced as `input` when absent. */
+  readonly cachedInput: number | undefined;
+}
+
 export interface ProviderConfig {
   /** Name used as the `provider/` prefix, e.g. `groq`. */
   readonly name: string;
@@ -49,6 +57,8 @@ export interface ProviderConfig {
   /** Extra static headers (e.g. OpenRouter's `HTTP-Referer`). */
   readonly headers: Readonly<Record<string, string>>;
   readonly settings: Settings;
+  /** What this provider's calls cost, unless a target says otherwise; undefined: unknown. */
+  readonly price: Price | undefined;
 }
 
 /** One member of an alias chain. */
@@ -61,6 +71,8 @@ export interface TargetConfig {
   readonly weight: number;
   /** Effective settings: defaults ← provider ← alias ← target. */
   readonly settings: Settings;
+  /** The target's own `price`, else its provider's; undefined: cost unknown. */
+  readonly price: Price | undefined;
 }
 
 export interface AliasConfig {
@@ -145,12 +157,16 @@ export interface Attempt {
   readonly failedOver: boolean;
   /** Human-readable detail without secrets, e.g. `503 Service Unavailable`. */
   readonly detail?: string;
+  /** The configured price of this call (target's, else provider's); absent: cost unknown. */
+  readonly price?: Price;
 }
 
 export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Of the prompt tokens, those served from the upstream's cache (`prompt_tokens_details.cached_tokens`), when reported. */
+  cached_tokens?: number;
 }
 
 /**

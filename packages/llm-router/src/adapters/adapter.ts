@@ -68,6 +68,11 @@ export type StreamEvent =
       /** A choice carries a non-null `finish_reason`. */
       readonly finish?: boolean;
       readonly usage?: Usage;
+      /**
+       * A usage-only chunk (`choices: []`) the gateway asked for on the client's
+       * behalf: its usage is recorded, the chunk itself is not relayed.
+       */
+      readonly hidden?: boolean;
     }
   | { readonly type: 'error'; readonly message: string }
   | { readonly type: 'done' };

@@ -1,6 +1,7 @@
 import type { ProviderConfig } from '../types.js';
 import type { Adapter, AdapterCall, AdapterResponse, AdapterStream, StreamDecoder } from './adapter.js';
 import { openBody } from './body-chunks.js';
+import { clientAskedUsage } from './stream-usage.js';
 import { collectBody } from './collect-body.js';
 import { bodyLimits, bodyTimeout, type Dispatchers, httpFailure, httpFailureOf, parseJson, providerHeaders, relayHeaders, splitBaseUrl } from './http.js';
 
@@ -21,8 +22,12 @@ export interface Dialect {
   toRequestBody(call: AdapterCall, stream: boolean): unknown;
   /** A parsed non-stream answer → OpenAI `chat.completion`; throws `InvalidResponseError`. */
   parseCompletion(json: unknown): Record<string, unknown>;
-  /** `maxEventBytes`: the largest SSE event / NDJSON line held while waiting for its end (`max_stream_event_bytes`). */
-  newStreamDecoder(maxEventBytes: number): StreamDecoder;
+  /**
+   * `maxEventBytes`: the largest SSE event / NDJSON line held while waiting for its end (`max_stream_event_bytes`).
+   * `clientAskedUsage`: the caller's body set `stream_options.include_usage`; when not, usage
+   * the dialect requested on its own is recorded but kept out of the relayed chunks.
+   */
+  newStreamDecoder(maxEventBytes: number, clientAskedUsage: boolean): StreamDecoder;
   /** A parsed listing → model names; throws when it is not the expected shape. */
   parseModelList(json: unknown): string[];
 }
@@ -69,7 +74,7 @@ export class HttpAdapter implements Adapter {
       status: res.statusCode,
       headers: relayHeaders(res.headers),
       body: res.body,
-      decoder: this.dialect.newStreamDecoder(call.target.settings.maxStreamEventBytes),
+      decoder: this.dialect.newStreamDecoder(call.target.settings.maxStreamEventBytes, clientAskedUsage(call.body)),
     };
   }
 

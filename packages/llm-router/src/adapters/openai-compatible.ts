@@ -2,6 +2,7 @@ import { InvalidResponseError } from './adapter.js';
 import type { Dialect } from './http-adapter.js';
 import { isObject } from './http.js';
 import { OpenAIStreamDecoder } from './openai-stream.js';
+import { clientAskedUsage, withUsage } from './stream-usage.js';
 
 /**
  * One dialect for every OpenAI-compatible server (Groq, OpenRouter, Together,
@@ -14,8 +15,11 @@ export const openAICompatibleDialect: Dialect = {
   listingName: 'models listing',
 
   toRequestBody(call, stream) {
-    // Pass the caller's body through; only `model` (and `stream`, if it disagrees) change.
-    return call.body.stream === stream ? { ...call.body, model: call.target.model } : { ...call.body, model: call.target.model, stream };
+    // Pass the caller's body through; only `model` (and `stream`, if it disagrees) change,
+    // and a stream always asks for usage (the decoder hides it again from a client that did not).
+    if (!stream) return call.body.stream === stream ? { ...call.body, model: call.target.model } : { ...call.body, model: call.target.model, stream };
+    if (clientAskedUsage(call.body)) return { ...call.body, model: call.target.model, stream };
+    return { ...call.body, model: call.target.model, stream, stream_options: withUsage(call.body.stream_options) };
   },
 
   parseCompletion(body) {
@@ -23,8 +27,8 @@ export const openAICompatibleDialect: Dialect = {
     return body;
   },
 
-  newStreamDecoder(maxEventBytes) {
-    return new OpenAIStreamDecoder(maxEventBytes);
+  newStreamDecoder(maxEventBytes, clientAsked) {
+    return new OpenAIStreamDecoder(maxEventBytes, !clientAsked);
   },
 
   parseModelList(body) {

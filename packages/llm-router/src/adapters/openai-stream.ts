@@ -2,6 +2,7 @@ import type { Usage } from '../types.js';
 import type { StreamDecoder, StreamEvent } from './adapter.js';
 import { isObject, parseJsonObject } from './http.js';
 import { SseParser } from './sse-parser.js';
+import { withoutNullUsage } from './stream-usage.js';
 
 const DONE: StreamEvent = { type: 'done' };
 
@@ -24,8 +25,16 @@ export class OpenAIStreamDecoder implements StreamDecoder {
   private sawDone = false;
   private sawFinish = false;
 
-  /** `maxEventBytes`: `max_stream_event_bytes` (the default when omitted). */
-  constructor(maxEventBytes?: number) {
+  /**
+   * `maxEventBytes`: `max_stream_event_bytes` (the default when omitted).
+   * `hideUsage`: usage was requested for the gateway, not the client: the usage-only
+   * chunk is marked hidden and the `"usage":null` that such upstreams add to every
+   * other chunk is taken out, so the client sees the stream it would have seen.
+   */
+  constructor(
+    maxEventBytes?: number,
+    private readonly hideUsage = false,
+  ) {
     this.sse = new SseParser(maxEventBytes);
   }
 
@@ -45,7 +54,7 @@ export class OpenAIStreamDecoder implements StreamDecoder {
     const out: StreamEvent[] = [];
     for (const data of payloads) {
       if (this.sawDone) break;
-      const event = decodeChunk(data);
+      const event = decodeChunk(data, this.hideUsage);
       if (event === DONE) this.sawDone = true;
       else if (event.type === 'chunk' && event.finish === true) this.sawFinish = true;
       out.push(event);
@@ -54,12 +63,18 @@ export class OpenAIStreamDecoder implements StreamDecoder {
   }
 }
 
-function decodeChunk(data: string): StreamEvent {
+function decodeChunk(data: string, hideUsage: boolean): StreamEvent {
   if (data === '[DONE]') return DONE;
   const value = parseJsonObject(data, 'stream chunk is not JSON', 'stream chunk is not an object');
   if (value.error !== undefined && value.error !== null) return { type: 'error', message: errorMessage(value.error) };
   const flags = inspectChoices(value.choices);
   const usage = toUsage(value.usage);
+  if (hideUsage) {
+    if (usage !== undefined && flags === 0 && Array.isArray(value.choices) && value.choices.length === 0) {
+      return { type: 'chunk', data, delta: false, finish: false, usage, hidden: true };
+    }
+    if (value.usage === null) data = withoutNullUsage(data);
+  }
   return {
     type: 'chunk',
     data,
@@ -104,5 +119,9 @@ export function toUsage(value: unknown): Usage | undefined {
   const completion = value.completion_tokens;
   if (typeof prompt !== 'number' || typeof completion !== 'number') return undefined;
   const total = typeof value.total_tokens === 'number' ? value.total_tokens : prompt + completion;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
+  const details = value.prompt_tokens_details;
+  const cached = isObject(details) && typeof details.cached_tokens === 'number' ? details.cached_tokens : undefined;
+  return cached === undefined
+    ? { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total }
+    : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total, cached_tokens: cached };
 }

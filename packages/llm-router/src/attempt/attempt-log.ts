@@ -41,6 +41,7 @@ export class AttemptLog {
     };
     if (extra?.status !== undefined) attempt.status = extra.status;
     if (extra?.detail !== undefined) attempt.detail = extra.detail;
+    if (target.price !== undefined && outcome !== 'skipped') attempt.price = target.price;
     this.attempts.push(attempt);
     this.pending = attempt;
   }

@@ -125,6 +125,7 @@ export class CommittedStream implements AsyncIterableIterator<string> {
         const event = this.queue[this.index++]!;
         if (event.type === 'chunk') {
           if (event.usage !== undefined) this.usage = event.usage;
+          if (event.hidden === true) continue;
           return { done: false, value: event.data };
         }
         if (event.type === 'done') {

@@ -27,7 +27,7 @@ export function resolveModel(snapshot: ConfigSnapshot, model: string | undefined
   if (split !== undefined && provider !== undefined) {
     // Built per request and not cached: `model` is caller input, and a cache
     // keyed by it would grow without bound.
-    const target = Object.freeze({ id: name, provider: split.provider, model: split.model, weight: 1, settings: provider.settings });
+    const target = Object.freeze({ id: name, provider: split.provider, model: split.model, weight: 1, settings: provider.settings, price: provider.price });
     const config: AliasConfig = Object.freeze({
       name,
       description: '',

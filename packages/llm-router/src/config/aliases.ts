@@ -1,6 +1,7 @@
 import { ALIAS_NAMESPACE, MANA_LLM_ALIASES } from '@mana/llm-aliases';
 import type { AliasConfig, ProviderConfig, Settings, Strategy, TargetConfig } from '../types.js';
 import type { ConfigPath } from './config-source.js';
+import { readPrice } from './price.js';
 import type { ConfigReader, RawMap } from './reader.js';
 import { ALIAS_KEYS, ALIAS_NAME, FOREIGN_ALIAS_NAME, ON_ALL_UNHEALTHY, STRATEGIES, TARGET_KEYS } from './schema.js';
 import { modelIdProblem, splitTarget } from './targets.js';
@@ -105,7 +106,7 @@ function buildTarget(
   providers: ReadonlyMap<string, ProviderConfig>,
   aliasSettings: Partial<Settings>,
 ): { target: TargetConfig; shown: string } {
-  const map: RawMap = typeof entry === 'string' ? { target: entry } : reader.map(entry, path, 'a chain entry (a "provider/model" string or { target, weight, settings })', alias);
+  const map: RawMap = typeof entry === 'string' ? { target: entry } : reader.map(entry, path, 'a chain entry (a "provider/model" string or { target, weight, settings, price })', alias);
   if (typeof entry !== 'string') reader.keys(map, TARGET_KEYS, path, 'chain entry', alias);
   if (map.target === undefined) reader.fail(path, 'chain entry needs a target: provider/model', alias);
   const targetPath = typeof entry === 'string' ? path : [...path, 'target'];
@@ -142,7 +143,8 @@ function buildTarget(
     ...aliasSettings,
     ...reader.settings(map.settings, [...path, 'settings'], alias),
   });
-  return { target: Object.freeze({ id, provider: split.provider, model: split.model, weight, settings }), shown };
+  const price = readPrice(reader, map.price, [...path, 'price'], `target ${id}`, alias) ?? provider.price;
+  return { target: Object.freeze({ id, provider: split.provider, model: split.model, weight, settings, price }), shown };
 }
 
 function readChoice<T extends string>(

@@ -2,6 +2,7 @@ import type { ProviderConfig, ProviderType, Settings } from '../types.js';
 import { BUILT_IN_PROVIDERS } from './built-in-providers.js';
 import { defaultSettingsFor } from './defaults.js';
 import { interpolateDeep } from './interpolate.js';
+import { readPrice } from './price.js';
 import { rememberApiKeyVariables } from './provider-status.js';
 import type { ConfigReader, RawMap } from './reader.js';
 import { PROVIDER_KEYS, PROVIDER_NAME, PROVIDER_TYPES } from './schema.js';
@@ -74,6 +75,7 @@ function buildProvider(
     checkModels,
     headers,
     settings,
+    price: readPrice(reader, raw.price, [...path, 'price'], what),
   });
   rememberApiKeyVariables(provider, key?.variables ?? []);
   return provider;

@@ -17,6 +17,7 @@ export const PROVIDER_KEYS = [
   'options',
   'headers',
   'settings',
+  'price',
 ] as const;
 
 export const ALIAS_KEYS = [
@@ -28,7 +29,9 @@ export const ALIAS_KEYS = [
   'chain',
 ] as const;
 
-export const TARGET_KEYS = ['target', 'weight', 'settings'] as const;
+export const TARGET_KEYS = ['target', 'weight', 'settings', 'price'] as const;
+
+export const PRICE_KEYS = ['input', 'output', 'cached_input'] as const;
 
 export const STRATEGIES: readonly Strategy[] = ['failover', 'round_robin', 'weighted', 'least_busy'];
 

@@ -7,7 +7,7 @@ import { weightedIndex } from './weighted-choice.js';
 
 function target(id: string, weight = 1): TargetConfig {
   const [provider = '', model = ''] = id.split('/');
-  return { id, provider, model, weight, settings: DEFAULT_SETTINGS };
+  return { id, provider, model, weight, settings: DEFAULT_SETTINGS, price: undefined };
 }
 
 function alias(strategy: Strategy, chain: TargetConfig[]): AliasConfig {
