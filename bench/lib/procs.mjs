@@ -1,6 +1,7 @@
 // Starting and stopping the processes a benchmark run needs: the fake
 // upstream, Portkey (bound to loopback) and our gateway, each its own process.
 import { fork, spawn } from 'node:child_process';
+import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -143,7 +144,8 @@ export async function startManaGateway({ configPath, env = {}, args = [], logLev
     // Request logs go to /dev/null: the gateway still formats and writes them
     // (that cost is measured), but nobody here spends CPU reading them.
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, LOG_LEVEL: logLevel, HOST: '127.0.0.1', ...env },
+    // Usage records go next to the generated config (a temp folder), not into the checkout.
+    env: { ...process.env, LOG_LEVEL: logLevel, HOST: '127.0.0.1', MANA_LLM_DATA_DIR: path.join(path.dirname(configPath), 'data'), ...env },
   });
   const tail = keepTail(child);
   const url = `http://127.0.0.1:${port}`;

@@ -27,6 +27,14 @@ export interface GatewayOptions {
   readonly insecure: boolean;
   /** Origins allowed to call from a browser (CORS); `*` = any; empty = CORS off. */
   readonly corsOrigins: readonly string[];
+  /** Usage recording; false with `--usage off`. */
+  readonly usage: boolean;
+  /** Folder for the embedded usage database (created on first start). */
+  readonly dataDir: string;
+  /** PostgreSQL for usage instead of the embedded file. A secret: never logged. */
+  readonly databaseUrl: string | undefined;
+  /** How long usage records are kept, in ms. */
+  readonly usageRetentionMs: number;
 }
 
 export type CliResult =
@@ -39,6 +47,8 @@ export const DEFAULT_PORT = 3025;
 export const DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024; // 20 MB
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000; // 25 s: below Kubernetes' default 30 s termination grace
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000; // 30 s to send a whole request (20 MB at ~1 MB/s)
+export const DEFAULT_DATA_DIR = 'data'; // relative to the working directory
+export const DEFAULT_USAGE_RETENTION_MS = 30 * 86_400_000; // 30 days
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** The aliases.yaml shipped next to the package (dist/../aliases.yaml). */
@@ -65,24 +75,31 @@ Options (a flag wins over its environment variable):
   --cors-origins <list>  Origins a browser may call from (CORS), comma-separated, e.g.
                          https://app.example.com,http://localhost:5173; * = any.
                          Env MANA_LLM_CORS_ORIGINS. Default: none (CORS off).
+  --usage <on|off>       Record usage (one record per request and per upstream call, with
+                         tokens and cost). Env MANA_LLM_USAGE. Default on.
+  --data-dir <path>      Folder of the embedded usage database (usage.sqlite), created on
+                         first start. Env MANA_LLM_DATA_DIR. Default ./${DEFAULT_DATA_DIR}.
+  --usage-retention <d>  How long usage records are kept: 12h, 30d. Env MANA_LLM_USAGE_RETENTION.
+                         Default 30d.
   --insecure             Allow a non-loopback --host without API keys.
   -h, --help             Show this text.
 
 Secrets (environment only, so they never show in a process list):
   MANA_LLM_API_KEYS      Comma-separated bearer keys clients must send on /v1/*.
                          Unset = no auth (only allowed on a loopback address).
-  MANA_LLM_ADMIN_KEY     Bearer key for POST /admin/reload. Unset = admin routes disabled.
+  MANA_LLM_ADMIN_KEY     Bearer key for /admin/* routes. Unset = admin routes disabled.
+  MANA_LLM_DATABASE_URL  postgres://… : keep usage in PostgreSQL instead of the data folder.
   Provider keys (GROQ_API_KEY, OPENROUTER_API_KEY, GOOGLE_API_KEY, TOGETHER_API_KEY) and
   OLLAMA_URL are read by the config file's \${VAR} references.
 
 Signals: SIGHUP reloads the config; SIGTERM/SIGINT drain and exit 0.
 `;
 
-const DURATION_UNITS: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000 };
+const DURATION_UNITS: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** `25s` → 25000; `500ms` → 500; `2m` → 120000; `100` → 100 (ms); invalid → undefined. */
+/** `25s` → 25000; `500ms` → 500; `2m` → 120000; `12h`, `30d`; `100` → 100 (ms); invalid → undefined. */
 export function parseDuration(text: string): number | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/i.exec(text);
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(text);
   if (!match) return undefined;
   const unit = DURATION_UNITS[(match[2] ?? '').toLowerCase()];
   if (unit === undefined) return undefined;
@@ -167,6 +184,9 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
         'request-timeout': { type: 'string' },
         'log-level': { type: 'string' },
         'cors-origins': { type: 'string' },
+        usage: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'usage-retention': { type: 'string' },
         insecure: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -215,6 +235,17 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
     }
     corsOrigins.push(origin);
   }
+  const usageText = (nonEmpty(values.usage) ?? nonEmpty(env.MANA_LLM_USAGE) ?? 'on').toLowerCase();
+  if (usageText !== 'on' && usageText !== 'off') return { kind: 'error', message: `Invalid --usage "${usageText}": expected on or off.` };
+  const retention = numberOption(values['usage-retention'], env.MANA_LLM_USAGE_RETENTION, DEFAULT_USAGE_RETENTION_MS, parseDuration);
+  if (!retention.ok || retention.value < 60_000) {
+    return { kind: 'error', message: `Invalid --usage-retention "${retention.ok ? retention.value : retention.text}": expected a duration of at least 1m, such as 30d.` };
+  }
+  const dataDir = nonEmpty(values['data-dir']) ?? nonEmpty(env.MANA_LLM_DATA_DIR) ?? DEFAULT_DATA_DIR;
+  const databaseUrl = nonEmpty(env.MANA_LLM_DATABASE_URL);
+  if (databaseUrl !== undefined && !/^postgres(?:ql)?:\/\//i.test(databaseUrl)) {
+    return { kind: 'error', message: 'Invalid MANA_LLM_DATABASE_URL: expected a postgres:// or postgresql:// URL.' };
+  }
 
   const apiKeys = splitKeys(env.MANA_LLM_API_KEYS);
   const adminKey = nonEmpty(env.MANA_LLM_ADMIN_KEY);
@@ -244,6 +275,10 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
       requestTimeoutMs: requestTimeout.value,
       insecure,
       corsOrigins,
+      usage: usageText === 'on',
+      dataDir,
+      databaseUrl,
+      usageRetentionMs: retention.value,
     },
   };
 }

@@ -9,6 +9,7 @@ import type { CorsPolicy } from './http/cors.js';
 import type { ResponseState } from './http/respond.js';
 import type { Logger } from './logging.js';
 import type { GatewayMetrics } from './metrics/metrics.js';
+import type { UsageRecorder } from './usage/usage-recorder.js';
 
 /** The router methods the gateway uses (a test can pass a stand-in). */
 export type GatewayRouter = Pick<
@@ -34,6 +35,8 @@ export interface GatewayContext {
   readonly state: GatewayState;
   /** The config file as the admin API edits it. */
   readonly configStore: ConfigStore;
+  /** Undefined with `--usage off`. */
+  readonly usage: UsageRecorder | undefined;
   /** Reloads the config file, counting and logging the result. */
   reload(trigger: 'signal' | 'admin'): Promise<ReloadResult>;
 }

@@ -16,6 +16,7 @@ import { createReloader, type ReloadTrigger } from './reload.js';
 import { createSerialQueue } from './serial-queue.js';
 import { createGatewayServer } from './server.js';
 import { drainAndClose, type ShutdownResult } from './shutdown.js';
+import { UsageRecorder } from './usage/usage-recorder.js';
 
 export interface Gateway {
   readonly url: string;
@@ -73,6 +74,14 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     else logger.warn(fields, 'provider unhealthy');
   });
 
+  const usage = options.usage
+    ? new UsageRecorder({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, retentionMs: options.usageRetentionMs, logger })
+    : undefined;
+  if (usage !== undefined) {
+    metrics.usageSource(() => usage.status);
+    await usage.open();
+  }
+
   const state: GatewayState = { ready: false, draining: false };
   // Reloads and admin writes share one queue: one change of the config at a time.
   const serial = createSerialQueue();
@@ -89,6 +98,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     state,
     configStore,
     reload,
+    usage,
   };
   const server = createGatewayServer(context, options.requestTimeoutMs);
   let address: AddressInfo;
@@ -96,6 +106,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     address = await listen(server, options.port, options.host);
   } catch (error) {
     await router.close();
+    await usage?.close(0);
     throw error;
   }
   router.startProbes();
@@ -124,6 +135,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
       auth: options.apiKeys.length > 0 ? `on (${options.apiKeys.length} key${options.apiKeys.length === 1 ? '' : 's'})` : 'off',
       admin: options.adminKey !== undefined ? 'on' : 'off',
       cors: options.corsOrigins.length === 0 ? 'off' : options.corsOrigins.join(', '),
+      usage: usage === undefined ? 'off' : usage.store.description,
     },
     'listening',
   );
@@ -137,7 +149,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     context,
     reload,
     shutdown(graceMs = options.shutdownGraceMs) {
-      shuttingDown ??= drainAndClose(server, router, state, graceMs, logger);
+      shuttingDown ??= drainAndClose(server, router, state, graceMs, logger, usage);
       return shuttingDown;
     },
   };

@@ -30,6 +30,10 @@ beforeAll(async () => {
       requestTimeoutMs: 30_000,
       insecure: false,
       corsOrigins: [],
+      usage: false,
+      dataDir: 'data',
+      databaseUrl: undefined,
+      usageRetentionMs: 86_400_000,
     },
     { logger: createLogger('silent').logger, env: { OLLAMA_URL: 'http://127.0.0.1:9' }, defaultMetrics: false },
   );

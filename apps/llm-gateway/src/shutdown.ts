@@ -6,6 +6,10 @@
 import type { Server } from 'node:http';
 import type { GatewayRouter, GatewayState } from './context.js';
 import type { Logger } from './logging.js';
+import type { UsageRecorder } from './usage/usage-recorder.js';
+
+/** How long the queued usage records may take to reach the store at exit. */
+const USAGE_FLUSH_TIMEOUT_MS = 5_000; // 5 s
 
 /** How often idle keep-alive connections are closed while draining. */
 const IDLE_SWEEP_MS = 100;
@@ -22,6 +26,7 @@ export async function drainAndClose(
   state: GatewayState,
   graceMs: number,
   logger: Logger,
+  usage?: UsageRecorder,
 ): Promise<ShutdownResult> {
   const started = performance.now();
   state.ready = false;
@@ -51,6 +56,13 @@ export async function drainAndClose(
     await router.close();
   } catch (error) {
     logger.warn({ err: { message: (error as Error)?.message } }, 'router close failed');
+  }
+  // After the drain: every finished request has queued its record by now.
+  try {
+    await usage?.close(USAGE_FLUSH_TIMEOUT_MS);
+    if (usage !== undefined && usage.status.queued > 0) logger.warn({ lost: usage.status.queued }, 'usage records not written at exit');
+  } catch (error) {
+    logger.warn({ err: { message: (error as Error)?.message } }, 'usage store close failed');
   }
   return { drained, durationMs: performance.now() - started };
 }

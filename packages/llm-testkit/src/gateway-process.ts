@@ -46,8 +46,9 @@ export interface GatewayProcessOptions {
   /** Extra CLI arguments, after `--config <file> --host 127.0.0.1 --port 0` (after `command.args` with `command`). */
   readonly args?: readonly string[];
   /**
-   * The child's whole environment besides PATH: nothing else is inherited, so no
-   * provider key of the machine leaks into a test.
+   * The child's whole environment besides PATH (and MANA_LLM_DATA_DIR, a `data`
+   * folder inside the temp directory unless given here): nothing else is
+   * inherited, so no provider key of the machine leaks into a test.
    */
   readonly env?: Record<string, string>;
   /** Prefix of the temp directory holding the config. Default `mana-gateway-`. */
@@ -103,13 +104,15 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const configPath = join(dir, 'aliases.yaml');
   await writeFile(configPath, options.config);
 
+  // The usage database goes into the temp folder (removed with it) unless the caller names one.
+  const dataDir = join(dir, 'data');
   const command = options.command;
   const child =
     command === undefined
       ? spawn(
           process.execPath,
           [options.mainPath, '--config', configPath, '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])],
-          { env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+          { env: { PATH: process.env.PATH ?? '', MANA_LLM_DATA_DIR: dataDir, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
         )
       : spawn(command.file, [...command.args, ...(options.args ?? [])], {
           cwd: command.cwd,
@@ -120,6 +123,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
             MANA_LLM_CONFIG: relative(command.cwd, configPath),
             HOST: '127.0.0.1',
             PORT: '0',
+            MANA_LLM_DATA_DIR: dataDir,
             ...options.env,
           },
           stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,6 +8,14 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AttemptEvent, ConfigSnapshot, ProviderHealthView } from '@mana/llm-router';
+import type { RequestRecord } from '@mana/llm-usage-store';
+
+/** What the usage recorder reports at scrape time. */
+export interface UsageMetricsSource {
+  readonly dropped: number;
+  readonly failing: boolean;
+  readonly queued: number;
+}
 
 /** Label value when a request had no alias (a direct `provider/model`). */
 export const DIRECT_ALIAS_LABEL = 'direct';
@@ -107,6 +115,49 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  private readonly tokens = new Counter({
+    name: 'mana_llm_tokens_total',
+    help: 'Tokens the upstreams reported, by alias, answering target and kind (prompt, completion).',
+    labelNames: ['alias', 'target', 'kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly cost = new Counter({
+    name: 'mana_llm_cost_usd_total',
+    help: 'Cost in USD of the calls with a configured price, by alias and target.',
+    labelNames: ['alias', 'target'] as const,
+    registers: [this.registry],
+  });
+  private usageReader: (() => UsageMetricsSource) | undefined;
+  private droppedSeen = 0;
+  private readonly usageDropped = new Counter({
+    name: 'mana_llm_usage_events_dropped_total',
+    help: 'Usage records dropped because the queue in front of the usage store was full.',
+    registers: [this.registry],
+    collect: () => {
+      const now = this.usageReader?.().dropped ?? 0;
+      if (now > this.droppedSeen) this.usageDropped.inc(now - this.droppedSeen);
+      this.droppedSeen = now;
+    },
+  });
+  private readonly usageStoreUp = new Gauge({
+    name: 'mana_llm_usage_store_up',
+    help: '1 while usage records reach the store, 0 while its writes fail (records wait in the queue).',
+    registers: [this.registry],
+    collect: () => {
+      const source = this.usageReader?.();
+      if (source !== undefined) this.usageStoreUp.set(source.failing ? 0 : 1);
+    },
+  });
+  private readonly usageQueued = new Gauge({
+    name: 'mana_llm_usage_events_queued',
+    help: 'Usage records waiting to be written.',
+    registers: [this.registry],
+    collect: () => {
+      const source = this.usageReader?.();
+      if (source !== undefined) this.usageQueued.set(source.queued);
+    },
+  });
+
   // Label children cached by a joined key: avoids prom-client's per-call label hashing on the hot path.
   private readonly children = new Map<string, Inc & Observe>();
 
@@ -186,6 +237,21 @@ export class GatewayMetrics {
     if (r.status < 400 && r.target !== NONE_LABEL) this.child('resolved', this.aliasResolved, r.alias, target).inc();
     this.child('duration', this.duration, r.alias, stream).observe(r.durationSeconds);
     if (r.ttfbSeconds !== undefined) this.child('ttfb', this.ttfb, r.alias, stream).observe(r.ttfbSeconds);
+  }
+
+  /** Usage metrics are reported only when recording is on. */
+  usageSource(read: () => UsageMetricsSource): void {
+    this.usageReader = read;
+  }
+
+  /** Tokens and cost of a finished request, from its usage record (every call with a price and usage counts). */
+  usageRecorded(alias: string, record: RequestRecord): void {
+    for (const a of record.attempts) {
+      const target = this.targetLabel(a.target);
+      if (a.promptTokens !== null) this.child('tokens', this.tokens, alias, target, 'prompt').inc(a.promptTokens);
+      if (a.completionTokens !== null) this.child('tokens', this.tokens, alias, target, 'completion').inc(a.completionTokens);
+      if (a.costUsd !== null) this.child('cost', this.cost, alias, target).inc(a.costUsd);
+    }
   }
 
   reloaded(ok: boolean): void {

@@ -9,6 +9,7 @@ import type { GatewayContext } from '../context.js';
 import type { Headers } from '../http/respond.js';
 import { requestLogLine } from '../logging.js';
 import { DIRECT_ALIAS_LABEL, NONE_LABEL } from '../metrics/metrics.js';
+import { usageRecord } from '../usage/usage-record.js';
 
 /** Everything one request learns on its way, for the response head, the log line and metrics. */
 export class Exchange {
@@ -59,6 +60,26 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
     durationSeconds: (now - ex.startedAt) / 1000,
     ttfbSeconds: ex.ttfbAt === undefined ? undefined : (ex.ttfbAt - ex.startedAt) / 1000,
   });
+  if (ctx.usage !== undefined) {
+    const record = usageRecord(
+      {
+        requestId: ex.requestId,
+        status,
+        code: ex.code,
+        model: ex.model,
+        stream: ex.stream,
+        priority: ex.priority,
+        outcome: o,
+        usage: ex.usage,
+        durationMs: now - ex.startedAt,
+        ttfbMs: ex.ttfbAt === undefined ? undefined : ex.ttfbAt - ex.startedAt,
+        authorization: req.headers.authorization,
+      },
+      Date.now(),
+    );
+    ctx.usage.record(record);
+    ctx.metrics.usageRecorded(alias, record);
+  }
   const level = status >= 500 && status !== 499 ? 'warn' : 'info';
   if (!ctx.logger.isLevelEnabled(level)) return;
   ctx.logger[level](

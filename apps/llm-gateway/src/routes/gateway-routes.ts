@@ -7,6 +7,7 @@ import { RouteTable, type Route } from '../http/route-table.js';
 import { handleAdminReload } from './admin-reload.js';
 import { ADMIN_RESOURCE_ROUTES } from './admin-resources.js';
 import { handleAliases } from './aliases.js';
+import { handleUsageErrors, handleUsageRequests, handleUsageSummary } from './admin-usage.js';
 import { handleChatCompletions, refuseChatCompletion } from './chat-completions.js';
 import { handleHealth } from './health.js';
 import { handleMetrics } from './metrics.js';
@@ -29,6 +30,9 @@ export const GATEWAY_ROUTES: readonly Route[] = [
   { method: ['GET', 'HEAD'], path: '/readyz', auth: 'none', handler: (ctx, _req, res) => handleReadyz(ctx, res) },
   { method: 'GET', path: '/metrics', auth: 'none', handler: (ctx, _req, res, requestId) => handleMetrics(ctx, res, requestId) },
   { method: 'POST', path: '/admin/reload', auth: 'admin', handler: (ctx, _req, res, requestId) => handleAdminReload(ctx, res, requestId) },
+  { method: 'GET', path: '/admin/usage/requests', auth: 'admin', handler: (ctx, req, res, requestId) => handleUsageRequests(ctx, req, res, requestId) },
+  { method: 'GET', path: '/admin/usage/summary', auth: 'admin', handler: (ctx, req, res, requestId) => handleUsageSummary(ctx, req, res, requestId) },
+  { method: 'GET', path: '/admin/usage/errors', auth: 'admin', handler: (ctx, req, res, requestId) => handleUsageErrors(ctx, req, res, requestId) },
   { method: 'GET', path: '/v1/models', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleModels(ctx, res, requestId) },
   { method: 'GET', path: '/models', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleModels(ctx, res, requestId) },
   {

@@ -22,12 +22,29 @@ export function handleHealth(ctx: GatewayContext, res: ServerResponse, requestId
   const configured = providers.filter((p) => p.configured);
   // Not known yet (`healthy: null`) counts as usable: the router does try such a provider.
   const usable = configured.filter((p) => p.healthy !== false).length;
-  const status = usable === 0 ? 'down' : usable === configured.length ? 'ok' : 'degraded';
+  const usage = usageHealth(ctx);
+  const providerStatus = usable === 0 ? 'down' : usable === configured.length ? 'ok' : 'degraded';
+  // A failing usage store loses nothing yet (records wait in a bounded queue) but needs attention.
+  const status = providerStatus === 'ok' && usage.status === 'failing' ? 'degraded' : providerStatus;
   sendJson(
     res,
     ctx.state,
     200,
-    { status, checked_at: new Date().toISOString(), config: { source: ctx.router.config.source, loaded_at: new Date(ctx.router.config.loadedAt).toISOString() }, providers },
+    { status, checked_at: new Date().toISOString(), config: { source: ctx.router.config.source, loaded_at: new Date(ctx.router.config.loadedAt).toISOString() }, providers, usage },
     { 'x-request-id': requestId, 'cache-control': 'no-store' },
   );
+}
+
+function usageHealth(ctx: GatewayContext) {
+  if (ctx.usage === undefined) return { status: 'off' as const };
+  const s = ctx.usage.status;
+  return {
+    status: s.failing ? ('failing' as const) : ('ok' as const),
+    store: s.store,
+    queued: s.queued,
+    written: s.written,
+    dropped: s.dropped,
+    last_error: s.lastError,
+    last_error_at: s.lastErrorAt === null ? null : new Date(s.lastErrorAt).toISOString(),
+  };
 }

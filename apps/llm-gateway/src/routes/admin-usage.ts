@@ -1,0 +1,194 @@
+/**
+ * The usage API (admin key): GET /admin/usage/requests, /admin/usage/summary,
+ * /admin/usage/errors. Query parameters are checked here (types, ranges, one
+ * value each) and bound as parameters by the store, so a bad filter is a 400
+ * `invalid_usage_query` naming the parameter, never a 5xx or an injected query.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  isUsageQueryError,
+  SUMMARY_GROUPS,
+  type RequestPage,
+  type RequestPageQuery,
+  type StoredRequest,
+  type SummaryGroup,
+} from '@mana/llm-usage-store';
+import type { GatewayContext } from '../context.js';
+import { gatewayError } from '../http/errors.js';
+import { sendError, sendJson } from '../http/respond.js';
+
+/** The summary's window when `since` is not given. */
+const DEFAULT_SUMMARY_WINDOW_MS = 86_400_000; // 24 h
+/** Longest accepted text filter (alias, target, code); longer cannot match a stored value. */
+const MAX_FILTER_LENGTH = 512;
+
+class BadParam extends Error {
+  constructor(
+    readonly param: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Params = URLSearchParams;
+
+function one(params: Params, name: string): string | undefined {
+  const all = params.getAll(name);
+  if (all.length > 1) throw new BadParam(name, `${name} may be given once.`);
+  return all[0];
+}
+
+function text(params: Params, name: string): string | undefined {
+  const value = one(params, name);
+  if (value === undefined) return undefined;
+  if (value === '' || value.length > MAX_FILTER_LENGTH) throw new BadParam(name, `${name} must be 1 to ${MAX_FILTER_LENGTH} characters.`);
+  return value;
+}
+
+/** An ISO 8601 time or epoch milliseconds. */
+function time(params: Params, name: string): number | undefined {
+  const value = one(params, name);
+  if (value === undefined) return undefined;
+  const ms = /^\d{1,16}$/.test(value) ? Number(value) : /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isSafeInteger(ms)) throw new BadParam(name, `${name} must be an ISO 8601 time or epoch milliseconds.`);
+  return ms;
+}
+
+function integer(params: Params, name: string, min: number, max: number): number | undefined {
+  const value = one(params, name);
+  if (value === undefined) return undefined;
+  const n = /^\d{1,10}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= min && n <= max)) throw new BadParam(name, `${name} must be a whole number from ${min} to ${max}.`);
+  return n;
+}
+
+function flag(params: Params, name: string): boolean | undefined {
+  const value = one(params, name);
+  if (value === undefined) return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new BadParam(name, `${name} must be true or false.`);
+}
+
+function paramsOf(req: IncomingMessage): Params {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+}
+
+function pageQuery(params: Params): RequestPageQuery {
+  const since = time(params, 'since');
+  const until = time(params, 'until');
+  const limit = integer(params, 'limit', 1, 500);
+  const cursor = text(params, 'cursor');
+  const alias = text(params, 'alias');
+  const target = text(params, 'target');
+  const code = text(params, 'code');
+  const status = integer(params, 'status', 100, 599);
+  const failedOver = flag(params, 'failed_over');
+  return { since, until, limit, cursor, alias, target, code, status, failedOver };
+}
+
+function requestJson(r: StoredRequest) {
+  return {
+    id: r.id,
+    request_id: r.requestId,
+    time: new Date(r.time).toISOString(),
+    key: r.keyFingerprint,
+    alias: r.alias,
+    model: r.model,
+    target: r.target,
+    provider: r.provider,
+    status: r.status,
+    code: r.code,
+    stream: r.stream,
+    priority: r.priority,
+    attempts_count: r.attemptCount,
+    failovers: r.failovers,
+    rescued: r.rescued,
+    duration_ms: r.durationMs,
+    ttfb_ms: r.ttfbMs,
+    prompt_tokens: r.promptTokens,
+    completion_tokens: r.completionTokens,
+    cached_tokens: r.cachedTokens,
+    cost_usd: r.costUsd,
+    plan: r.plan,
+    attempts: r.attempts.map((a) => ({
+      position: a.position,
+      target: a.target,
+      provider: a.provider,
+      model: a.model,
+      outcome: a.outcome,
+      reason: a.reason,
+      upstream_status: a.upstreamStatus,
+      duration_ms: a.durationMs,
+      prompt_tokens: a.promptTokens,
+      completion_tokens: a.completionTokens,
+      cached_tokens: a.cachedTokens,
+      cost_usd: a.costUsd,
+      failed_over: a.failedOver,
+    })),
+  };
+}
+
+function pageJson(page: RequestPage) {
+  return { object: 'list', data: page.requests.map(requestJson), next_cursor: page.nextCursor };
+}
+
+async function answer(ctx: GatewayContext, res: ServerResponse, requestId: string, work: () => Promise<unknown>): Promise<void> {
+  const headers = { 'x-request-id': requestId, 'cache-control': 'no-store' };
+  if (ctx.usage === undefined) {
+    return sendError(res, ctx.state, gatewayError('usage_disabled', 'Usage recording is off (--usage off).'), headers);
+  }
+  let body: unknown;
+  try {
+    body = await work();
+  } catch (error) {
+    if (error instanceof BadParam) {
+      return sendError(res, ctx.state, gatewayError('invalid_usage_query', error.message, { param: error.param }), headers);
+    }
+    if (isUsageQueryError(error)) {
+      return sendError(res, ctx.state, gatewayError('invalid_usage_query', error.message, { param: error.param }), headers);
+    }
+    ctx.logger.warn({ req_id: requestId, err: { message: (error as Error)?.message } }, 'usage query failed');
+    return sendError(res, ctx.state, gatewayError('usage_store_unavailable', 'The usage store cannot answer right now; see /v1/health.'), headers);
+  }
+  sendJson(res, ctx.state, 200, body, headers);
+}
+
+export function handleUsageRequests(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+  return answer(ctx, res, requestId, async () => pageJson(await ctx.usage!.store.requests(pageQuery(paramsOf(req)))));
+}
+
+export function handleUsageErrors(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+  return answer(ctx, res, requestId, async () => pageJson(await ctx.usage!.store.errors(pageQuery(paramsOf(req)))));
+}
+
+export function handleUsageSummary(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+  return answer(ctx, res, requestId, async () => {
+    const params = paramsOf(req);
+    const groupBy = (one(params, 'group_by') ?? 'alias') as SummaryGroup;
+    if (!SUMMARY_GROUPS.includes(groupBy)) throw new BadParam('group_by', `group_by must be one of ${SUMMARY_GROUPS.join(', ')}.`);
+    const until = time(params, 'until');
+    const since = time(params, 'since') ?? (until ?? Date.now()) - DEFAULT_SUMMARY_WINDOW_MS;
+    const rows = await ctx.usage!.store.summary({ groupBy, since, until });
+    return {
+      object: 'usage.summary',
+      group_by: groupBy,
+      since: new Date(since).toISOString(),
+      until: until === undefined ? null : new Date(until).toISOString(),
+      data: rows.map((r) => ({
+        [groupBy]: r.key,
+        requests: r.requests,
+        errors: r.errors,
+        rescued: r.rescued,
+        prompt_tokens: r.promptTokens,
+        completion_tokens: r.completionTokens,
+        cost_usd: r.costUsd,
+        duration_ms: r.durationMs,
+        ttfb_ms: r.ttfbMs,
+      })),
+    };
+  });
+}

@@ -1,0 +1,88 @@
+/**
+ * One finished request as a usage record: the request's own fields plus one
+ * attempt record per upstream call (skips stay in `plan` only). The answering
+ * attempt carries the request's token counts; cost = tokens × the attempt's
+ * configured price, unknown (null) without one.
+ */
+import { createHash } from 'node:crypto';
+import { costOf, type Attempt, type RequestOutcome, type Usage } from '@mana/llm-router';
+import type { AttemptRecord, RequestRecord } from '@mana/llm-usage-store';
+
+export interface FinishedExchange {
+  readonly requestId: string;
+  readonly status: number;
+  readonly code: string | undefined;
+  readonly model: string | undefined;
+  readonly stream: boolean;
+  readonly priority: string | undefined;
+  readonly outcome: RequestOutcome | undefined;
+  readonly usage: Usage | undefined;
+  readonly durationMs: number;
+  readonly ttfbMs: number | undefined;
+  readonly authorization: string | undefined;
+}
+
+export function usageRecord(ex: FinishedExchange, time: number): RequestRecord {
+  const o = ex.outcome;
+  const attempts: AttemptRecord[] = [];
+  let totalCost: number | null = null;
+  if (o !== undefined) {
+    for (const a of o.attempts) {
+      if (a.outcome === 'skipped') continue;
+      // The answering call is the last one, and the only one the usage belongs to.
+      const usage = a.outcome === 'ok' && a.target === o.target ? ex.usage : undefined;
+      const record = attemptRecord(a, attempts.length, usage);
+      if (record.costUsd !== null) totalCost = (totalCost ?? 0) + record.costUsd;
+      attempts.push(record);
+    }
+  }
+  const slash = o?.target?.indexOf('/') ?? -1;
+  return {
+    requestId: ex.requestId,
+    time,
+    keyFingerprint: keyFingerprint(ex.authorization),
+    alias: o?.alias ?? null,
+    model: ex.model ?? null,
+    target: o?.target ?? null,
+    provider: o?.target !== undefined && slash > 0 ? o.target.slice(0, slash) : null,
+    status: ex.status,
+    code: ex.code ?? null,
+    stream: ex.stream,
+    priority: ex.priority ?? null,
+    attemptCount: attempts.length,
+    plan: o === undefined ? [] : o.attempts.map((a) => ({ target: a.target, outcome: a.outcome, reason: a.reason })),
+    durationMs: ex.durationMs,
+    ttfbMs: ex.ttfbMs ?? null,
+    promptTokens: ex.usage?.prompt_tokens ?? null,
+    completionTokens: ex.usage?.completion_tokens ?? null,
+    cachedTokens: ex.usage?.cached_tokens ?? null,
+    costUsd: totalCost,
+    attempts,
+  };
+}
+
+function attemptRecord(a: Attempt, position: number, usage: Usage | undefined): AttemptRecord {
+  return {
+    position,
+    target: a.target,
+    provider: a.provider,
+    model: a.model,
+    outcome: a.outcome,
+    reason: a.reason,
+    upstreamStatus: a.status ?? null,
+    durationMs: a.durationMs,
+    promptTokens: usage?.prompt_tokens ?? null,
+    completionTokens: usage?.completion_tokens ?? null,
+    cachedTokens: usage?.cached_tokens ?? null,
+    costUsd: costOf(usage, a.price) ?? null,
+    failedOver: a.failedOver,
+  };
+}
+
+/** `k:` + 12 hex chars of SHA-256 of the bearer key: tells keys apart in usage, cannot be turned back into one. */
+export function keyFingerprint(authorization: string | undefined): string | null {
+  if (authorization === undefined || !authorization.startsWith('Bearer ')) return null;
+  const key = authorization.slice(7).trim();
+  if (key === '') return null;
+  return `k:${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+}

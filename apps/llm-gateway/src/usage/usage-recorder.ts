@@ -1,0 +1,98 @@
+/**
+ * The gateway's usage recording: a store (SQLite file under the data folder, or
+ * PostgreSQL when MANA_LLM_DATABASE_URL is set), the batch writer in front of it,
+ * background retention, and the status `/v1/health` and `/metrics` report.
+ * Nothing here runs on a request's path except `record()`, which only queues.
+ */
+import { join } from 'node:path';
+import { BatchWriter, UsageStore, type BatchWriterStatus, type RequestRecord } from '@mana/llm-usage-store';
+import type { Logger } from '../logging.js';
+
+export const USAGE_DATABASE_FILE = 'usage.sqlite';
+const PRUNE_INTERVAL_MS = 3_600_000; // 1 h
+const FIRST_PRUNE_DELAY_MS = 10_000; // 10 s after start: not during start-up
+
+export interface UsageRecorderOptions {
+  readonly dataDir: string;
+  /** PostgreSQL instead of the embedded file. A secret: never logged as is. */
+  readonly databaseUrl: string | undefined;
+  readonly retentionMs: number;
+  readonly logger: Logger;
+}
+
+export interface UsageStatus extends BatchWriterStatus {
+  readonly store: string;
+}
+
+export class UsageRecorder {
+  readonly store: UsageStore;
+  private readonly writer: BatchWriter;
+  private readonly pruneTimer: NodeJS.Timeout;
+  private firstPrune: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: UsageRecorderOptions) {
+    const { logger } = options;
+    this.store = new UsageStore({
+      location:
+        options.databaseUrl === undefined
+          ? { kind: 'sqlite', file: join(options.dataDir, USAGE_DATABASE_FILE) }
+          : { kind: 'postgres', url: options.databaseUrl },
+      onBackgroundError: (error) => logger.warn({ err: { message: error.message } }, 'usage store connection error'),
+    });
+    let failingSince: number | undefined;
+    this.writer = new BatchWriter(this.store, {
+      onDropped: (dropped) => logger.warn({ dropped }, 'usage events dropped: the usage store cannot keep up or is failing'),
+      onWriteError: (error) => {
+        // One line when the store starts failing, not one per retry.
+        if (failingSince !== undefined) return;
+        failingSince = Date.now();
+        logger.warn({ store: this.store.description, err: { message: error.message } }, 'usage store write failed; retrying');
+      },
+      onWritten: () => {
+        if (failingSince === undefined) return;
+        logger.info({ store: this.store.description, failing_ms: Date.now() - failingSince }, 'usage store writes again');
+        failingSince = undefined;
+      },
+    });
+    this.firstPrune = setTimeout(() => void this.prune(), FIRST_PRUNE_DELAY_MS);
+    this.firstPrune.unref();
+    this.pruneTimer = setInterval(() => void this.prune(), PRUNE_INTERVAL_MS);
+    this.pruneTimer.unref();
+  }
+
+  /** Opens the store now so a bad location shows at start (the gateway starts anyway). */
+  async open(): Promise<void> {
+    try {
+      await this.store.open();
+      this.options.logger.info({ store: this.store.description }, 'usage store open');
+    } catch (error) {
+      this.options.logger.warn({ store: this.store.description, err: { message: (error as Error).message } }, 'usage store unavailable; retrying in the background');
+    }
+  }
+
+  record(record: RequestRecord): void {
+    this.writer.record(record);
+  }
+
+  get status(): UsageStatus {
+    return { ...this.writer.status, store: this.store.description };
+  }
+
+  /** SIGTERM: write what is queued (bounded), then close the store. */
+  async close(timeoutMs: number): Promise<void> {
+    clearInterval(this.pruneTimer);
+    clearTimeout(this.firstPrune);
+    await this.writer.close(timeoutMs);
+    await this.store.close();
+  }
+
+  private async prune(): Promise<void> {
+    try {
+      const deleted = await this.store.prune(Date.now() - this.options.retentionMs);
+      await this.store.refreshStatistics();
+      if (deleted > 0) this.options.logger.info({ deleted }, 'usage records past retention deleted');
+    } catch (error) {
+      this.options.logger.warn({ err: { message: (error as Error).message } }, 'usage retention run failed');
+    }
+  }
+}
