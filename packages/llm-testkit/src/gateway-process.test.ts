@@ -49,8 +49,8 @@ describe('startGatewayProcess', () => {
       expect(await get(gw.url)).toBe('aliases: {}\n');
       const listening = gw.logs.find((l) => l.msg === 'listening')!;
       expect(listening.args).toEqual(['--config', gw.configPath, '--host', '127.0.0.1', '--port', '0', '--shutdown-grace', '5s']);
-      expect(listening.env).toEqual(expect.arrayContaining(['LOG_LEVEL', 'PATH']));
-      expect((listening.env as string[]).filter((k) => !['LOG_LEVEL', 'PATH'].includes(k) && !k.startsWith('NODE_'))).toEqual([]);
+      expect(listening.env).toEqual(expect.arrayContaining(['LOG_LEVEL', 'PATH', 'MANA_LLM_DATA_DIR']));
+      expect((listening.env as string[]).filter((k) => !['LOG_LEVEL', 'PATH', 'MANA_LLM_DATA_DIR'].includes(k) && !k.startsWith('NODE_'))).toEqual([]);
       expect(gw.output()).toContain('not json');
       expect(gw.logs.some((l) => l.msg === undefined)).toBe(false);
     } finally {
