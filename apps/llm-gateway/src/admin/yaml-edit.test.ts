@@ -74,3 +74,12 @@ describe('removeEntry', () => {
     expect(removeEntry(FILE, 'providers', 'nope')).toBe(FILE);
   });
 });
+
+describe('setEntry: key order', () => {
+  it('a key added to an existing map goes where the intended order puts it (strategy before chain)', () => {
+    const text = 'aliases:\n  ha:\n    description: x   # kept\n    chain:\n      - a/b\n';
+    expect(setEntry(text, 'aliases', 'ha', { description: 'x', strategy: 'weighted', chain: ['a/b', 'a/c'] })).toBe(
+      'aliases:\n  ha:\n    description: x   # kept\n    strategy: weighted\n    chain:\n      - a/b\n      - a/c\n',
+    );
+  });
+});

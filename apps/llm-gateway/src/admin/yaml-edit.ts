@@ -108,8 +108,11 @@ function setInMap(text: string, map: YAMLMap, key: string, value: PlainValue): S
     const itemKey = String(item.key.value);
     if (!(itemKey in value)) splices.push(removePair(text, item));
   }
-  for (const [childKey, childValue] of Object.entries(value)) {
-    const child = setInMap(text, inner, childKey, childValue);
+  const order = Object.keys(value);
+  for (const [index, [childKey, childValue]] of Object.entries(value).entries()) {
+    // A new key goes before the next key of the intended order that the map has (`strategy` before `chain`).
+    const next = order.slice(index + 1).map((key) => pairOf(inner, key)).find((pair) => pair !== undefined);
+    const child = pairOf(inner, childKey) === undefined && next !== undefined ? [insertBefore(text, next, childKey, childValue)] : setInMap(text, inner, childKey, childValue);
     if (child === undefined) return [replacePair(text, pair, value)];
     splices.push(...child);
   }
@@ -166,6 +169,13 @@ function insertPair(text: string, map: YAMLMap, key: string, value: PlainValue):
   const at = lineEnd(text, contentEnd(text, last));
   const newline = at === text.length && !text.endsWith('\n') ? '\n' : '';
   return { start: at, end: at, text: `${newline}${' '.repeat(indent)}${render(key, value, indent)}\n` };
+}
+
+/** Adds `key: value` on its own line(s) just above `pair`, at its indentation. */
+function insertBefore(text: string, pair: Pair<Node, Node | null>, key: string, value: PlainValue): Splice {
+  const at = lineStart(text, pair.key.range![0]);
+  const indent = pair.key.range![0] - at;
+  return { start: at, end: at, text: `${' '.repeat(indent)}${render(key, value, indent)}\n` };
 }
 
 /** `key: value` as block YAML, continuation lines indented by `indent`; no trailing newline. */

@@ -88,7 +88,7 @@ describe('aliases', () => {
     const patch = await admin('/admin/aliases/mana/rr', { method: 'PATCH', body: { strategy: 'round_robin' } });
     expect(patch.status).toBe(200);
     expect(patch.body.strategy).toBe('round_robin');
-    expect(await file()).toBe(before.replace('  mana/rr:\n    chain:\n', '  mana/rr:\n    chain:\n').replace(/( {2}mana\/rr:\n {4}chain:\n {6}- ok\/a\n {6}- ok2\/b\n)$/, '$1    strategy: round_robin\n'));
+    expect(await file()).toBe(before.replace('  mana/rr:\n    chain:\n', '  mana/rr:\n    strategy: round_robin\n    chain:\n'));
 
     const answered: string[] = [];
     for (let i = 0; i < 4; i++) answered.push((await chat('mana/rr')).headers.get('x-mana-llm-resolved') ?? '');

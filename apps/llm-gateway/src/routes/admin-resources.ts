@@ -17,10 +17,16 @@ import { nameFromPath, type ResourceKind } from '../admin/names.js';
 import { deleteProvider, getProvider, listProviders, patchProvider, putProvider } from '../admin/provider-operations.js';
 import { BodyTooLarge, readJsonBody } from '../admin/read-json.js';
 import { presentedKeyFingerprint } from '../http/admin-auth.js';
+import type { GatewayError } from '../http/errors.js';
 import { discardBodyThenClose } from '../http/linger.js';
 import { sendError, sendJson, type Headers } from '../http/respond.js';
 import type { Route, RouteHandler } from '../http/route-table.js';
 import { isJsonContentType } from './chat-completions.js';
+
+/** How a refusal is written: the gateway's OpenAI-shaped error, or another API's shape (LiteLLM's). */
+export type FailureWriter = (ctx: GatewayContext, res: ServerResponse, error: GatewayError, headers: Headers) => void;
+
+const sendGatewayError: FailureWriter = (ctx, res, error, headers) => sendError(res, ctx.state, error, headers);
 
 /** Runs `work` and answers with its result (ETag included) or its refusal. */
 export async function answerAdmin(
@@ -29,6 +35,7 @@ export async function answerAdmin(
   res: ServerResponse,
   requestId: string,
   work: () => Promise<Answer>,
+  sendFailure: FailureWriter = sendGatewayError,
 ): Promise<void> {
   const headers: Headers = { 'x-request-id': requestId };
   try {
@@ -41,11 +48,11 @@ export async function answerAdmin(
     if (error instanceof BodyTooLarge) {
       // Answer and close; the rest of the body is read and discarded for a bounded while (linger.ts).
       res.setHeader('connection', 'close');
-      sendError(res, ctx.state, error.error, headers);
+      sendFailure(ctx, res, error.error, headers);
       discardBodyThenClose(req, res);
       return;
     }
-    sendError(res, ctx.state, error.error, headers);
+    sendFailure(ctx, res, error.error, headers);
   }
 }
 

@@ -6,6 +6,7 @@
 import { RouteTable, type Route } from '../http/route-table.js';
 import { handleAdminReload } from './admin-reload.js';
 import { ADMIN_RESOURCE_ROUTES } from './admin-resources.js';
+import { LITELLM_MODEL_ROUTES } from './litellm-models.js';
 import { handleAliases } from './aliases.js';
 import { handleUsageErrors, handleUsageRequests, handleUsageSummary } from './admin-usage.js';
 import { handleChatCompletions, refuseChatCompletion } from './chat-completions.js';
@@ -44,6 +45,7 @@ export const GATEWAY_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/v1/aliases', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleAliases(ctx, res, requestId) },
   { method: 'GET', path: '/v1/health', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleHealth(ctx, res, requestId) },
   ...ADMIN_RESOURCE_ROUTES,
+  ...LITELLM_MODEL_ROUTES,
 ];
 
 export function gatewayRouteTable(): RouteTable {
