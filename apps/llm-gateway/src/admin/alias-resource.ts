@@ -8,15 +8,19 @@
  * strategy and no weights: they are dropped when written.
  */
 import { MANA_LLM_ALIASES } from '@mana/llm-aliases';
+import { ALIAS_KEYS, TARGET_KEYS } from '@mana/llm-router';
 import { AdminFailure } from './admin-failure.js';
 import { targetId } from './target-id.js';
 
 /** Most targets one alias may list through the API: 64. */
 export const MAX_CHAIN_TARGETS = 64;
 
+/** The alias keys of the config (the router's list), other than the chain, in the order they are written. */
+const ALIAS_VALUE_KEYS: readonly string[] = ALIAS_KEYS.filter((key) => key !== 'chain');
 /** Keys of an alias body; `name` (equal to the path's) is accepted so a GET body can be sent back. */
-const ALIAS_FIELDS = ['name', 'description', 'strategy', 'on_all_unhealthy', 'fail_over_on_empty', 'settings', 'chain', 'targets', 'target'];
-const ENTRY_FIELDS = ['target', 'weight', 'settings', 'id'];
+const ALIAS_FIELDS = ['name', ...ALIAS_KEYS, 'targets', 'target'];
+/** A chain entry's keys (the router's list); `id` is read-only. */
+const ENTRY_FIELDS = [...TARGET_KEYS, 'id'];
 /** Read-only fields a GET returns; ignored when sent back. */
 const READ_ONLY_FIELDS = ['id', 'required', 'version'];
 
@@ -24,6 +28,8 @@ export interface ChainEntry {
   readonly target: string;
   readonly weight?: unknown;
   readonly settings?: unknown;
+  /** The other chain-entry keys of the config (e.g. `price`). */
+  readonly [key: string]: unknown;
 }
 
 /** An alias in its written form (the YAML keys), before validation. */
@@ -69,7 +75,7 @@ export function aliasSpecFromBody(body: unknown, name: string): AliasSpec {
   }
   const chain = rawChain.map((entry, index) => chainEntry(entry, `${field}[${index}]`));
   const spec: Record<string, unknown> = {};
-  for (const key of ['description', 'strategy', 'on_all_unhealthy', 'fail_over_on_empty', 'settings']) {
+  for (const key of ALIAS_VALUE_KEYS) {
     if (body[key] !== undefined && body[key] !== null) spec[key] = body[key];
   }
   return { ...spec, chain } as AliasSpec;
@@ -80,10 +86,9 @@ function chainEntry(entry: unknown, param: string): ChainEntry {
   if (!isObject(entry)) throw new AdminFailure('invalid_request', `${param} must be "provider/model" or {target, weight, settings}.`, { param });
   for (const key of Object.keys(entry)) if (!ENTRY_FIELDS.includes(key)) throw unknownField(`${param}.${key}`, ENTRY_FIELDS.filter((k) => k !== 'id'));
   if (typeof entry.target !== 'string') throw new AdminFailure('invalid_request', `${param}.target must be a "provider/model" string.`, { param: `${param}.target` });
-  const out: { target: string; weight?: unknown; settings?: unknown } = { target: entry.target };
-  if (entry.weight !== undefined && entry.weight !== null) out.weight = entry.weight;
-  if (entry.settings !== undefined && entry.settings !== null) out.settings = entry.settings;
-  return out;
+  const out: Record<string, unknown> = { target: entry.target };
+  for (const key of TARGET_KEYS) if (key !== 'target' && entry[key] !== undefined && entry[key] !== null) out[key] = entry[key];
+  return out as unknown as ChainEntry;
 }
 
 /** The alias as written in the file (a list or a map) → an AliasSpec; undefined if it is neither. */
@@ -92,7 +97,7 @@ export function aliasSpecFromYaml(raw: unknown): AliasSpec | undefined {
   if (map === undefined || !Array.isArray(map.chain)) return undefined;
   const chain = map.chain.map((entry) => (typeof entry === 'string' ? { target: entry } : isObject(entry) ? ({ ...entry } as unknown as ChainEntry) : { target: String(entry) }));
   const spec: Record<string, unknown> = {};
-  for (const key of ['description', 'strategy', 'on_all_unhealthy', 'fail_over_on_empty', 'settings']) if (map[key] !== undefined && map[key] !== null) spec[key] = map[key];
+  for (const key of ALIAS_VALUE_KEYS) if (map[key] !== undefined && map[key] !== null) spec[key] = map[key];
   return { ...spec, chain } as AliasSpec;
 }
 
@@ -103,16 +108,19 @@ export function aliasSpecFromYaml(raw: unknown): AliasSpec | undefined {
 export function aliasYaml(spec: AliasSpec, listForm: boolean): unknown {
   const single = spec.chain.length === 1;
   const chain = spec.chain.map((entry) => {
-    const weight = single ? undefined : entry.weight;
-    if (weight === undefined && entry.settings === undefined) return entry.target;
-    return { target: entry.target, ...(weight === undefined ? {} : { weight }), ...(entry.settings === undefined ? {} : { settings: entry.settings }) };
+    const rest: Record<string, unknown> = {};
+    for (const key of TARGET_KEYS) {
+      if (key === 'target' || entry[key] === undefined || (single && key === 'weight')) continue;
+      rest[key] = entry[key];
+    }
+    return Object.keys(rest).length === 0 ? entry.target : { target: entry.target, ...rest };
   });
   const out: Record<string, unknown> = {};
-  if (spec.description !== undefined) out.description = spec.description;
-  if (spec.strategy !== undefined && !single) out.strategy = spec.strategy;
-  if (spec.on_all_unhealthy !== undefined) out.on_all_unhealthy = spec.on_all_unhealthy;
-  if (spec.fail_over_on_empty !== undefined) out.fail_over_on_empty = spec.fail_over_on_empty;
-  if (spec.settings !== undefined) out.settings = spec.settings;
+  for (const key of ALIAS_VALUE_KEYS) {
+    const value = (spec as unknown as Record<string, unknown>)[key];
+    if (value === undefined || (single && key === 'strategy')) continue;
+    out[key] = value;
+  }
   out.chain = chain;
   if (listForm && Object.keys(out).length === 1 && chain.every((entry) => typeof entry === 'string')) return chain;
   return out;
@@ -125,19 +133,13 @@ export function aliasPatchBase(spec: AliasSpec): Record<string, unknown> {
 
 /** What GET returns for an alias: the file's values, each target's stable id, whether the package requires it. */
 export function aliasView(name: string, spec: AliasSpec): Record<string, unknown> {
+  const { chain, ...rest } = spec;
   return {
     name,
+    ...rest,
     description: spec.description ?? '',
-    strategy: spec.chain.length === 1 ? null : (spec.strategy ?? 'failover'),
-    ...(spec.on_all_unhealthy === undefined ? {} : { on_all_unhealthy: spec.on_all_unhealthy }),
-    ...(spec.fail_over_on_empty === undefined ? {} : { fail_over_on_empty: spec.fail_over_on_empty }),
-    ...(spec.settings === undefined ? {} : { settings: spec.settings }),
-    chain: spec.chain.map((entry) => ({
-      id: targetId(name, entry.target),
-      target: entry.target,
-      ...(entry.weight === undefined ? {} : { weight: entry.weight }),
-      ...(entry.settings === undefined ? {} : { settings: entry.settings }),
-    })),
+    strategy: chain.length === 1 ? null : (spec.strategy ?? 'failover'),
+    chain: chain.map((entry) => ({ id: targetId(name, entry.target), ...entry })),
     required: isRequiredAlias(name),
   };
 }

@@ -3,11 +3,12 @@
  * written into the YAML (see secrets-writer.ts) and never returned: a GET
  * says whether one is set and which variable it comes from.
  */
-import { BUILT_IN_PROVIDERS, type ProviderConfig } from '@mana/llm-router';
+import { BUILT_IN_PROVIDERS, PROVIDER_KEYS, type ProviderConfig } from '@mana/llm-router';
 import { AdminFailure } from './admin-failure.js';
 import { storeApiKey } from './secrets-writer.js';
 
-const PROVIDER_FIELDS = ['name', 'type', 'base_url', 'api_key', 'api_key_required', 'check_models', 'options', 'headers', 'settings'];
+/** A provider body's keys: the config's provider keys (the router's list), and `name`. */
+const PROVIDER_FIELDS = ['name', ...PROVIDER_KEYS];
 /** Read-only fields a GET returns; ignored when sent back. */
 const READ_ONLY_FIELDS = ['built_in', 'api_key_set', 'api_key_env', 'used_by', 'version'];
 const REFERENCE_ONLY = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
@@ -87,6 +88,7 @@ export function providerView(name: string, raw: unknown, loaded: ProviderConfig 
     ...(own.options === undefined ? {} : { options: own.options }),
     ...(own.headers === undefined ? {} : { headers: redactHeaders(own.headers) }),
     ...(own.settings === undefined ? {} : { settings: own.settings }),
+    ...(own.price === undefined ? {} : { price: own.price }),
     used_by: usedBy,
   };
 }

@@ -136,6 +136,16 @@ describe('aliases', () => {
     expect((await chat('mana/rr')).status).toBe(404);
   });
 
+  it('every chain-entry key of the config (price) is accepted and survives a PATCH', async () => {
+    const put = await admin('/admin/aliases/mana/priced', { method: 'PUT', body: { chain: [{ target: 'ok/m', price: { input: 1.5, output: 2 } }] } });
+    expect(put.status).toBe(201);
+    expect(put.body.chain[0]).toMatchObject({ target: 'ok/m', price: { input: 1.5, output: 2 } });
+    const patch = await admin('/admin/aliases/mana/priced', { method: 'PATCH', body: { description: 'priced' } });
+    expect(patch.status).toBe(200);
+    expect(await file()).toMatch(/ {2}mana\/priced:\n {4}description: priced\n {4}chain:\n {6}- target: ok\/m\n {8}price:\n {10}input: 1.5\n {10}output: 2\n$/);
+    expect((await admin('/admin/aliases/mana/priced', { method: 'DELETE' })).status).toBe(200);
+  });
+
   it('a name outside mana/ (LiteLLM style) is created and callable as model', async () => {
     expect((await admin('/admin/aliases/gpt-4o', { method: 'PUT', body: { target: 'ok/gpt' } })).status).toBe(201);
     const res = await chat('gpt-4o');
