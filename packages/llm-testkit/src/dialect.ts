@@ -1,3 +1,4 @@
+import type { ResolvedEmbeddings } from './fake-embeddings.js';
 import type { ToolCall } from './types.js';
 
 /** An answer with every default resolved; what the dialects render. */
@@ -31,6 +32,7 @@ export interface RenderedStream {
 export interface Dialect {
   readonly kind: 'openai' | 'ollama';
   readonly chatPaths: ReadonlySet<string>;
+  readonly embedPaths: ReadonlySet<string>;
   readonly probePaths: ReadonlySet<string>;
   readonly streamContentType: string;
   /** Ollama streams unless told `stream: false`; OpenAI only with `stream: true`. */
@@ -39,6 +41,8 @@ export interface Dialect {
   wantsUsage(body: unknown): boolean;
   renderJson(answer: ResolvedAnswer, model: string): Buffer;
   renderStream(answer: ResolvedAnswer, model: string, includeUsage: boolean): RenderedStream;
+  /** An embeddings answer in the dialect's shape. */
+  renderEmbeddings(e: ResolvedEmbeddings, model: string): Buffer;
   /** Complete body of a stream with no chunks at all. */
   emptyStream(): Buffer;
   malformedJson(): Buffer;

@@ -22,6 +22,7 @@ function toolCalls(a: ResolvedAnswer) {
 export const ollamaDialect: Dialect = {
   kind: 'ollama',
   chatPaths: new Set(['/api/chat']),
+  embedPaths: new Set(['/api/embed']),
   probePaths: new Set(['/api/tags']),
   streamContentType: 'application/x-ndjson',
 
@@ -60,6 +61,10 @@ export const ollamaDialect: Dialect = {
     };
   },
 
+  // Ollama ignores `encoding_format`: always floats, and the token count as `prompt_eval_count`.
+  renderEmbeddings: (e, model) =>
+    Buffer.from(JSON.stringify({ model, embeddings: e.vectors, total_duration: TIMINGS.total_duration, load_duration: TIMINGS.load_duration, prompt_eval_count: e.promptTokens })),
+
   // Ollama has no terminator line: an empty stream is a 200 with no lines at all.
   emptyStream: () => Buffer.alloc(0),
   malformedJson: () => Buffer.from('{"model":"fake","message":{'),
@@ -86,7 +91,7 @@ export const ollamaDialect: Dialect = {
   extraGet: (path) => (path === '/' ? Buffer.from('Ollama is running') : undefined),
 };
 
-/** An Ollama-native upstream: POST /api/chat (NDJSON streaming by default), GET /api/tags. */
+/** An Ollama-native upstream: POST /api/chat (NDJSON streaming by default), POST /api/embed, GET /api/tags. */
 export function startFakeOllama(options?: FakeUpstreamOptions): Promise<FakeUpstream> {
   return startFakeUpstream(ollamaDialect, options);
 }

@@ -1,4 +1,5 @@
 import { argumentsAsString, isObject, type Dialect, type RenderedStream, type ResolvedAnswer } from './dialect.js';
+import { floatsToBase64 } from './fake-embeddings.js';
 import { startFakeUpstream } from './server.js';
 import type { FakeUpstream, FakeUpstreamOptions } from './types.js';
 
@@ -31,6 +32,7 @@ const openaiDialect: Dialect = {
   kind: 'openai',
   // Also without /v1 so a base URL given with or without it both work.
   chatPaths: new Set(['/v1/chat/completions', '/chat/completions']),
+  embedPaths: new Set(['/v1/embeddings', '/embeddings']),
   probePaths: new Set(['/v1/models', '/models']),
   streamContentType: 'text/event-stream; charset=utf-8',
 
@@ -81,6 +83,14 @@ const openaiDialect: Dialect = {
     };
   },
 
+  renderEmbeddings: (e, model) =>
+    json({
+      object: 'list',
+      data: e.vectors.map((v, index) => ({ object: 'embedding', index, embedding: e.base64 ? floatsToBase64(v) : v })),
+      model,
+      usage: { prompt_tokens: e.promptTokens, total_tokens: e.promptTokens },
+    }),
+
   emptyStream: () => Buffer.from(DONE),
   malformedJson: () => Buffer.from('{"id":"chatcmpl-fake","object":"chat.completion","choices":[{'),
   // [DONE] follows so the fault is "unparseable data", not also "cut short".
@@ -91,7 +101,7 @@ const openaiDialect: Dialect = {
   modelsBody: (models) => json({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fake' })) }),
 };
 
-/** An OpenAI-compatible upstream: POST /v1/chat/completions, GET /v1/models. */
+/** An OpenAI-compatible upstream: POST /v1/chat/completions, POST /v1/embeddings, GET /v1/models. */
 export function startFakeOpenAI(options?: FakeUpstreamOptions): Promise<FakeUpstream> {
   return startFakeUpstream(openaiDialect, options);
 }

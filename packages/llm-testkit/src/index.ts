@@ -5,9 +5,11 @@ export { startGatewayProcess } from './gateway-process.js';
 export { seededRandom } from './seeded-random.js';
 export { startTestPostgres, postgresBinDir, TEST_DATABASE_URL_VARIABLE } from './test-postgres.js';
 export type { TestPostgres } from './test-postgres.js';
+export { DEFAULT_EMBEDDING_DIMENSIONS } from './fake-embeddings.js';
 export type { GatewayCommand, GatewayExit, GatewayLogLine, GatewayProcess, GatewayProcessOptions } from './gateway-process.js';
 export type {
   AnswerBehavior,
+  EmbeddingAnswer,
   FakeBehavior,
   FakeBehaviorKind,
   FakeUpstream,

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { splitContent, type Dialect, type RenderedStream, type ResolvedAnswer } from './dialect.js';
+import { resolveEmbeddings } from './fake-embeddings.js';
 import type { AnswerBehavior, FakeBehavior } from './types.js';
 
 const DEFAULT_CHUNKS = 3;
@@ -148,6 +149,26 @@ export class Responder {
     const padding = Math.max(0, bytes - head.length - tail.length);
     ex.res.writeHead(status, { 'content-type': 'application/json', 'content-length': head.length + padding + tail.length });
     pump(ex, head, PADDING, padding, tail);
+  }
+
+  /**
+   * An embeddings request: `answer` renders vectors (depending on the input, so
+   * never cached), `empty_answer` / `empty_stream` answer no vectors at all;
+   * every other fault works as for chat.
+   */
+  respondEmbeddings(ex: Exchange, behavior: FakeBehavior, model: string, body: unknown): void {
+    if (behavior.kind !== 'answer' && behavior.kind !== 'empty_answer' && behavior.kind !== 'empty_stream') {
+      return this.respond(ex, behavior, model, body, false);
+    }
+    const a = behavior.kind === 'answer' ? behavior : undefined;
+    const resolved = resolveEmbeddings(body, model, this.name, a === undefined ? { count: 0 } : a.embedding);
+    const data = this.dialect.renderEmbeddings(resolved, model);
+    const send = () => {
+      ex.res.writeHead(200, { 'content-type': 'application/json', 'content-length': data.length, ...a?.headers });
+      ex.res.end(data);
+    };
+    if (a?.headerDelayMs !== undefined && a.headerDelayMs > 0) later(ex, a.headerDelayMs, send);
+    else send();
   }
 
   #answer(ex: Exchange, a: AnswerBehavior, key: FakeBehavior, model: string, body: unknown, stream: boolean): void {

@@ -178,7 +178,8 @@ class FakeUpstreamServer implements FakeUpstream {
 
   #onRequest(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req.url);
-    if (req.method === 'POST' && this.#dialect.chatPaths.has(path)) return this.#readBody(req, res, path);
+    if (req.method === 'POST' && this.#dialect.chatPaths.has(path)) return this.#readBody(req, res, path, 'chat');
+    if (req.method === 'POST' && this.#dialect.embedPaths.has(path)) return this.#readBody(req, res, path, 'embed');
     if (req.method === 'GET' && this.#dialect.probePaths.has(path)) return this.#probe(req, res, path);
     const extra = req.method === 'GET' ? this.#dialect.extraGet?.(path) : undefined;
     req.resume();
@@ -193,25 +194,26 @@ class FakeUpstreamServer implements FakeUpstream {
 
   #probe(req: IncomingMessage, res: ServerResponse, path: string): void {
     req.resume();
-    this.#recorder.probe({ method: 'GET', path, query: queryOf(req.url), headers: req.headers, body: undefined, model: undefined, stream: false, at: Date.now(), closedByClient: false });
+    this.#recorder.probe({ method: 'GET', path, query: queryOf(req.url), headers: req.headers, body: undefined, model: undefined, operation: 'chat', stream: false, at: Date.now(), closedByClient: false });
     const ok = this.#probeStatus === 200;
     const body = ok ? this.#listing() : this.#dialect.errorBody(this.#probeStatus, '');
     res.writeHead(this.#probeStatus, { 'content-type': 'application/json', 'content-length': body.length });
     res.end(body);
   }
 
-  #readBody(req: IncomingMessage, res: ServerResponse, path: string): void {
+  #readBody(req: IncomingMessage, res: ServerResponse, path: string, operation: 'chat' | 'embed'): void {
     let raw = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (raw += chunk));
-    req.on('end', () => this.#chat(req, res, path, parseBody(raw)));
+    req.on('end', () => this.#answer(req, res, path, parseBody(raw), operation));
   }
 
-  #chat(req: IncomingMessage, res: ServerResponse, path: string, body: unknown): void {
+  #answer(req: IncomingMessage, res: ServerResponse, path: string, body: unknown, operation: 'chat' | 'embed'): void {
     const model = isObject(body) && typeof body.model === 'string' ? body.model : undefined;
-    const stream = this.#dialect.wantsStream(body);
+    // Embeddings never stream, whatever the body says.
+    const stream = operation === 'chat' && this.#dialect.wantsStream(body);
     const behavior = this.#behaviors.take(model);
-    const record: RecordedRequest = { method: 'POST', path, query: queryOf(req.url), headers: req.headers, body, model, stream, behavior, at: Date.now(), closedByClient: false };
+    const record: RecordedRequest = { method: 'POST', path, query: queryOf(req.url), headers: req.headers, body, model, operation, stream, behavior, at: Date.now(), closedByClient: false };
     const ex: Exchange = { res, finished: false, selfClosed: false, timer: undefined };
     this.#inflight.add(ex);
     res.once('close', () => {
@@ -222,7 +224,8 @@ class FakeUpstreamServer implements FakeUpstream {
       if (!res.writableFinished && !ex.selfClosed) this.#recorder.clientClosed(record);
     });
     this.#recorder.request(record);
-    this.#responder.respond(ex, behavior, model ?? 'unknown', body, stream);
+    if (operation === 'embed') this.#responder.respondEmbeddings(ex, behavior, model ?? 'unknown', body);
+    else this.#responder.respond(ex, behavior, model ?? 'unknown', body, stream);
   }
 }
 

@@ -15,8 +15,22 @@ export interface FakeUsage {
   completion_tokens: number;
 }
 
+/** Addition: how an `answer` to an embeddings request (`/v1/embeddings`, `/api/embed`) looks. */
+export interface EmbeddingAnswer {
+  /** Floats per vector (default: the request's `dimensions`, else 8). */
+  dimensions?: number;
+  /** Fault: answer this many vectors whatever the input count. */
+  count?: number;
+  /** Fault: the last vector (of two or more) has one float fewer. */
+  mixedDimensions?: boolean;
+  /** Default: ceil(JSON length / 4) per input. */
+  promptTokens?: number;
+}
+
 export interface AnswerBehavior {
   kind: 'answer';
+  /** Addition: the shape of the answer to an embeddings request (chat requests ignore it). */
+  embedding?: EmbeddingAnswer;
   /** Default: `Hello from <model>` (plus ` via <name>` when the fake has a name); no text when toolCalls are given. */
   content?: string;
   toolCalls?: ToolCall[];
@@ -82,6 +96,8 @@ export interface RecordedRequest {
   /** Parsed JSON, or the raw string when the body is not JSON (undefined when empty). */
   body: unknown;
   model: string | undefined;
+  /** Addition: `embed` for an embeddings request (`/v1/embeddings`, `/api/embed`), else `chat`. */
+  operation: 'chat' | 'embed';
   /** Addition: whether the fake treated the request as streaming (Ollama: `stream` absent = true). */
   stream: boolean;
   /** Addition: the behaviour chosen for this request (undefined for probes). */
@@ -113,7 +129,7 @@ export interface FakeUpstream {
   /** openai: `${url}/v1`; ollama: url */
   readonly baseUrl: string;
   readonly port: number;
-  /** Chat requests, oldest first. */
+  /** Chat and embeddings requests, oldest first (`operation` tells them apart). */
   readonly requests: RecordedRequest[];
   /** Addition: probe requests (GET models / tags), oldest first. */
   readonly probes: RecordedRequest[];
