@@ -10,5 +10,5 @@ type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B 
 export const longFormIsLiteral: Equals<typeof MANA_LLM.LONG_FORM, 'mana/long-form'> = true;
 export const aliasesAreAUnion: Equals<
   ManaLlmAlias,
-  'mana/fast-text' | 'mana/long-form' | 'mana/structured' | 'mana/reasoning' | 'mana/vision'
+  'mana/fast-text' | 'mana/long-form' | 'mana/structured' | 'mana/reasoning' | 'mana/vision' | 'mana/embed'
 > = true;

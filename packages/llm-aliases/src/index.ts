@@ -21,6 +21,12 @@ export const MANA_LLM = {
   REASONING: 'mana/reasoning',
   /** Image + text input: screenshots, photos, documents. */
   VISION: 'mana/vision',
+  /**
+   * Text embeddings for search, RAG and deduplication (`POST /v1/embeddings`).
+   * Every target of this alias serves the same vector space, so vectors stay
+   * comparable whichever target answered.
+   */
+  EMBED: 'mana/embed',
 } as const;
 
 /** The key of an alias constant, e.g. `'LONG_FORM'`. */
@@ -35,6 +41,12 @@ export const ALIAS_NAMESPACE = 'mana' as const;
 /** The alias used when a request names no model. */
 export const DEFAULT_ALIAS: ManaLlmAlias = MANA_LLM.FAST_TEXT;
 
+/**
+ * What an alias serves: `chat` on `/v1/chat/completions`, `embedding` on
+ * `/v1/embeddings`. The gateway refuses an alias on the other route.
+ */
+export type ManaLlmAliasKind = 'chat' | 'embedding';
+
 export interface ManaLlmAliasInfo {
   /** The constant's key, e.g. `'LONG_FORM'`. */
   readonly key: ManaLlmAliasKey;
@@ -42,15 +54,18 @@ export interface ManaLlmAliasInfo {
   readonly alias: ManaLlmAlias;
   /** What the alias is for, in one line. */
   readonly description: string;
+  /** Which route serves it; the gateway config must declare the same `kind`. */
+  readonly kind: ManaLlmAliasKind;
 }
 
 /** Every alias with what it is for, in declaration order. */
 export const MANA_LLM_ALIASES: readonly ManaLlmAliasInfo[] = Object.freeze([
-  { key: 'FAST_TEXT', alias: MANA_LLM.FAST_TEXT, description: 'Short answers and classification' },
-  { key: 'LONG_FORM', alias: MANA_LLM.LONG_FORM, description: 'Long prose' },
-  { key: 'STRUCTURED', alias: MANA_LLM.STRUCTURED, description: 'JSON output' },
-  { key: 'REASONING', alias: MANA_LLM.REASONING, description: 'Agent missions and tool calls' },
-  { key: 'VISION', alias: MANA_LLM.VISION, description: 'Image + text' },
+  { key: 'FAST_TEXT', alias: MANA_LLM.FAST_TEXT, description: 'Short answers and classification', kind: 'chat' },
+  { key: 'LONG_FORM', alias: MANA_LLM.LONG_FORM, description: 'Long prose', kind: 'chat' },
+  { key: 'STRUCTURED', alias: MANA_LLM.STRUCTURED, description: 'JSON output', kind: 'chat' },
+  { key: 'REASONING', alias: MANA_LLM.REASONING, description: 'Agent missions and tool calls', kind: 'chat' },
+  { key: 'VISION', alias: MANA_LLM.VISION, description: 'Image + text', kind: 'chat' },
+  { key: 'EMBED', alias: MANA_LLM.EMBED, description: 'Text embeddings (one vector space)', kind: 'embedding' },
 ] as const);
 
 const ALIAS_VALUES: ReadonlySet<string> = new Set(Object.values(MANA_LLM));

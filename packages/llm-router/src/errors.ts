@@ -9,6 +9,10 @@ export type RouterErrorCode =
   | 'invalid_config'
   | 'unknown_model'
   | 'invalid_request'
+  /** A chat alias asked for embeddings, or an embedding alias asked for a chat completion. */
+  | 'alias_kind_mismatch'
+  /** More embedding inputs in one request than the alias's `max_batch`. */
+  | 'batch_too_large'
   /** Every target was skipped because none can honour a request parameter (`param`). */
   | 'unsupported_parameter'
   /** Every target was skipped because none can express the request (e.g. a remote image for Ollama). */
@@ -24,7 +28,7 @@ export interface RouterErrorOptions {
   cause?: unknown;
   /** What the request got to before it ended; empty when it ended before any attempt. */
   outcome?: RequestOutcome;
-  /** For `unknown_model`: the aliases that do exist. */
+  /** For `unknown_model`: the aliases that do exist; for `alias_kind_mismatch`: those of the kind asked for. */
   knownAliases?: readonly string[];
   /** For `unsupported_parameter`: the request parameter no target can honour. */
   param?: string;

@@ -75,9 +75,25 @@ export interface TargetConfig {
   readonly price: Price | undefined;
 }
 
+/** What an alias serves: `chat` (`/v1/chat/completions`, the default) or `embedding` (`/v1/embeddings`). */
+export type AliasKind = 'chat' | 'embedding';
+
 export interface AliasConfig {
   readonly name: string;
   readonly description: string;
+  readonly kind: AliasKind;
+  /**
+   * `embedding` aliases: the one vector space every target serves (the loader
+   * refuses targets that differ). Undefined for chat aliases and for a direct
+   * `provider/model` target, which declares none.
+   */
+  readonly embeddingSpace: string | undefined;
+  /**
+   * `embedding` aliases: the most inputs one request may carry — the smallest
+   * `max_batch` any target states (so failover never meets a target that cannot
+   * take the batch); undefined when no target states one.
+   */
+  readonly maxBatch: number | undefined;
   readonly strategy: Strategy;
   readonly onAllUnhealthy: OnAllUnhealthy;
   /** Count a 200 with no content and no tool calls as a failure and fail over (default true). */
@@ -104,6 +120,15 @@ export type ChatRequestBody = Record<string, unknown> & {
   stream?: boolean;
 };
 
+/** An OpenAI embeddings request body (`input`, `encoding_format`, `dimensions`, …), passed through apart from `model`. */
+export type EmbeddingRequestBody = Record<string, unknown> & {
+  model?: string;
+  /** A string, an array of strings, an array of tokens, or an array of token arrays. */
+  input: string | readonly string[] | readonly number[] | readonly (readonly number[])[];
+  encoding_format?: 'float' | 'base64';
+  dimensions?: number;
+};
+
 /** A listener on a `CancelSignal`: a function or an `EventListenerObject`-style object. */
 export type CancelListener = ((event: Event) => void) | { handleEvent(event: Event): void };
 
@@ -122,10 +147,19 @@ export interface CancelSignal {
   removeEventListener(type: 'abort', listener: CancelListener): void;
 }
 
+/**
+ * What the request asks for. `chat` (the default) takes a `ChatRequestBody`;
+ * `embedding` an `EmbeddingRequestBody`, never streams, and needs an alias of
+ * `kind: embedding` (or a direct `provider/model`).
+ */
+export type Operation = AliasKind;
+
 export interface RouterRequest {
   /** Alias, direct `provider/model`, or undefined for DEFAULT_ALIAS. */
   readonly model: string | undefined;
-  readonly body: ChatRequestBody;
+  /** Default `chat`. */
+  readonly operation?: Operation;
+  readonly body: ChatRequestBody | EmbeddingRequestBody;
   readonly stream: boolean;
   readonly priority?: Priority;
   /** Aborting cancels the upstream request at once. Any `CancelSignal`; a standard `AbortSignal` is one. */
@@ -142,7 +176,7 @@ export type AttemptOutcome = 'ok' | 'skipped' | 'failed' | 'rejected' | 'aborted
  * `unsupported_request` (the request cannot be expressed in the target's protocol);
  * failed → `connect_refused` | `connect_reset` | `dns` | `connect_timeout` | `first_byte_timeout` |
  * `socket_closed` | `http_<status>` | `stream_error` | `empty_response` | `empty_stream` | `invalid_response` |
- * `response_too_large` (past a `max_*_bytes` setting);
+ * `response_too_large` (past a `max_*_bytes` setting) | `invalid_embeddings` (wrong vector count, mixed or unrequested dimensions);
  * rejected (4xx relayed, no failover) → `http_<status>`; ok → `ok`.
  */
 export interface Attempt {
@@ -195,12 +229,14 @@ export interface ResultBase {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** A non-streaming success: an OpenAI `chat.completion` object. */
+/** A non-streaming success: an OpenAI `chat.completion` object, or for embeddings an OpenAI embedding `list`. */
 export interface JsonResult extends ResultBase {
   readonly kind: 'json';
   readonly status: number;
   readonly body: Record<string, unknown>;
   readonly usage: Usage | undefined;
+  /** Embeddings through an alias: the vector space that answered (the alias's `embedding_space`). */
+  readonly embeddingSpace?: string | undefined;
 }
 
 /**
@@ -259,6 +295,10 @@ export interface TargetView {
 export interface AliasView {
   readonly alias: string;
   readonly description: string;
+  readonly kind: AliasKind;
+  /** `embedding` aliases only. */
+  readonly embeddingSpace: string | undefined;
+  readonly maxBatch: number | undefined;
   readonly strategy: Strategy;
   readonly chain: readonly TargetView[];
 }

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { ChatRequestBody, ProviderConfig, TargetConfig, Usage } from '../types.js';
+import type { ChatRequestBody, EmbeddingRequestBody, ProviderConfig, TargetConfig, Usage } from '../types.js';
 
 /**
  * The contract between the attempt loop and a provider protocol. An adapter
@@ -9,10 +9,10 @@ import type { ChatRequestBody, ProviderConfig, TargetConfig, Usage } from '../ty
  * Network failures are thrown (undici errors keep their `code`); HTTP answers,
  * good or bad, are returned so the caller can classify them by status.
  */
-export interface AdapterCall {
+export interface AdapterCall<Body = ChatRequestBody> {
   readonly provider: ProviderConfig;
   readonly target: TargetConfig;
-  readonly body: ChatRequestBody;
+  readonly body: Body;
   /**
    * Aborts the upstream request: fires when the caller aborts or when the
    * attempt's first-byte timeout runs out (the reason is then an error with
@@ -45,7 +45,7 @@ export interface HttpFailure {
 export interface JsonSuccess {
   readonly ok: true;
   readonly status: number;
-  /** An OpenAI `chat.completion` object. */
+  /** An OpenAI `chat.completion` object (for `embed()`, an OpenAI embedding `list`). */
   readonly body: Record<string, unknown>;
   readonly headers: RelayHeaders;
 }
@@ -104,6 +104,8 @@ export interface Adapter {
   complete(call: AdapterCall): Promise<AdapterResponse>;
   /** Streaming call; resolves when the response headers arrive. */
   stream(call: AdapterCall): Promise<AdapterStream>;
+  /** Embeddings call; a success body is an OpenAI embedding `list` (`data[].embedding`, `usage`). */
+  embed(call: AdapterCall<EmbeddingRequestBody>): Promise<AdapterResponse>;
   /** The provider's model listing (the health probe's cheap call; spends no tokens). */
   listModels(provider: ProviderConfig, signal: AbortSignal): Promise<string[]>;
 }

@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../types.js';
+import type { EmbeddingRequestBody, ProviderConfig } from '../types.js';
 import type { Adapter, AdapterCall, AdapterResponse, AdapterStream, StreamDecoder } from './adapter.js';
 import { openBody } from './body-chunks.js';
 import { clientAskedUsage } from './stream-usage.js';
@@ -14,6 +14,8 @@ import { bodyLimits, bodyTimeout, type Dispatchers, httpFailure, httpFailureOf, 
 export interface Dialect {
   /** Chat endpoint, appended to the provider's base path. */
   readonly chatPath: string;
+  /** Embeddings endpoint, appended to the provider's base path. */
+  readonly embedPath: string;
   /** Model-listing endpoint (the health probe's call), appended to the base path. */
   readonly modelsPath: string;
   /** Names the listing in probe errors (`<listingName> answered 503`). */
@@ -28,6 +30,10 @@ export interface Dialect {
    * the dialect requested on its own is recorded but kept out of the relayed chunks.
    */
   newStreamDecoder(maxEventBytes: number, clientAskedUsage: boolean): StreamDecoder;
+  /** The upstream embeddings body; may throw `UnsupportedRequestError` before any network call. */
+  toEmbeddingBody(call: AdapterCall<EmbeddingRequestBody>): unknown;
+  /** A parsed embeddings answer → an OpenAI embedding `list`; throws `InvalidResponseError` on the wrong shape. */
+  parseEmbeddings(json: unknown, call: AdapterCall<EmbeddingRequestBody>): Record<string, unknown>;
   /** A parsed listing → model names; throws when it is not the expected shape. */
   parseModelList(json: unknown): string[];
 }
@@ -36,6 +42,7 @@ export interface Dialect {
 interface Prepared {
   readonly origin: string;
   readonly chatPath: string;
+  readonly embedPath: string;
   readonly modelsPath: string;
   readonly postHeaders: Record<string, string>;
   readonly getHeaders: Record<string, string>;
@@ -50,21 +57,36 @@ export class HttpAdapter implements Adapter {
     private readonly dispatchers: Dispatchers,
   ) {}
 
-  async complete(call: AdapterCall): Promise<AdapterResponse> {
+  complete(call: AdapterCall): Promise<AdapterResponse> {
     const p = this.prepare(call.provider);
-    const options = this.postOptions(p, call, false);
+    return this.postJson(p, call, p.chatPath, this.dialect.toRequestBody(call, false), (json) => this.dialect.parseCompletion(json));
+  }
+
+  embed(call: AdapterCall<EmbeddingRequestBody>): Promise<AdapterResponse> {
+    const p = this.prepare(call.provider);
+    return this.postJson(p, call, p.embedPath, this.dialect.toEmbeddingBody(call), (json) => this.dialect.parseEmbeddings(json, call));
+  }
+
+  /** One non-stream POST: the whole answer, parsed by the dialect when it is a 2xx. */
+  private async postJson(
+    p: Prepared,
+    call: AdapterCall<unknown>,
+    path: string,
+    body: unknown,
+    parse: (json: unknown) => Record<string, unknown>,
+  ): Promise<AdapterResponse> {
     const dispatcher = this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs);
     // The whole body as one string without a body Readable (see collect-body.ts); the
     // first-byte clock stops at the response headers.
-    const res = await collectBody(dispatcher, options, call.signal, call.firstByte, bodyLimits(call.target));
+    const res = await collectBody(dispatcher, postOptions(p, call, path, body), call.signal, call.firstByte, bodyLimits(call.target));
     if (res.statusCode >= 300) return httpFailureOf(res.statusCode, res.headers, res.text);
     const json = parseJson(res.text, 'response is not JSON');
-    return { ok: true, status: res.statusCode, body: this.dialect.parseCompletion(json), headers: relayHeaders(res.headers) };
+    return { ok: true, status: res.statusCode, body: parse(json), headers: relayHeaders(res.headers) };
   }
 
   async stream(call: AdapterCall): Promise<AdapterStream> {
     const p = this.prepare(call.provider);
-    const options = this.postOptions(p, call, true);
+    const options = postOptions(p, call, p.chatPath, this.dialect.toRequestBody(call, true));
     const dispatcher = this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs);
     // Body chunks straight from the dispatch handler to the decoder (see body-chunks.ts).
     const res = await openBody(dispatcher, options, call.signal);
@@ -89,18 +111,6 @@ export class HttpAdapter implements Adapter {
     return this.dialect.parseModelList(JSON.parse(res.text) as unknown);
   }
 
-  private postOptions(p: Prepared, call: AdapterCall, stream: boolean) {
-    const body = this.dialect.toRequestBody(call, stream);
-    return {
-      method: 'POST' as const,
-      path: p.chatPath,
-      headers: p.postHeaders,
-      body: JSON.stringify(body),
-      headersTimeout: 0, // timed precisely by the attempt's first-byte timer instead
-      bodyTimeout: bodyTimeout(call.target),
-    };
-  }
-
   private prepare(provider: ProviderConfig): Prepared {
     let p = this.prepared.get(provider);
     if (p === undefined) {
@@ -109,6 +119,7 @@ export class HttpAdapter implements Adapter {
         origin,
         // The base URL's query string (e.g. `?api-version=2024-10-21`) goes on every call.
         chatPath: basePath + this.dialect.chatPath + query,
+        embedPath: basePath + this.dialect.embedPath + query,
         modelsPath: basePath + this.dialect.modelsPath + query,
         postHeaders: providerHeaders(provider, true),
         getHeaders: providerHeaders(provider, false),
@@ -117,4 +128,15 @@ export class HttpAdapter implements Adapter {
     }
     return p;
   }
+}
+
+function postOptions(p: Prepared, call: AdapterCall<unknown>, path: string, body: unknown) {
+  return {
+    method: 'POST' as const,
+    path,
+    headers: p.postHeaders,
+    body: JSON.stringify(body),
+    headersTimeout: 0, // timed precisely by the attempt's first-byte timer instead
+    bodyTimeout: bodyTimeout(call.target),
+  };
 }

@@ -1,12 +1,14 @@
 import { InvalidResponseError } from './adapter.js';
+import { fromOllamaEmbeddings, toOllamaEmbedRequest } from './embeddings.js';
 import type { Dialect } from './http-adapter.js';
 import { isObject } from './http.js';
 import { toOllamaRequest } from './ollama-request.js';
 import { OllamaStreamDecoder, toOpenAICompletion } from './ollama-response.js';
 
-/** Ollama's native API (`/api/chat`, `/api/tags`), translated to and from the OpenAI shape. */
+/** Ollama's native API (`/api/chat`, `/api/embed`, `/api/tags`), translated to and from the OpenAI shape. */
 export const ollamaDialect: Dialect = {
   chatPath: '/api/chat',
+  embedPath: '/api/embed',
   modelsPath: '/api/tags',
   listingName: 'model listing',
 
@@ -22,6 +24,14 @@ export const ollamaDialect: Dialect = {
 
   newStreamDecoder(maxEventBytes) {
     return new OllamaStreamDecoder(maxEventBytes);
+  },
+
+  toEmbeddingBody(call) {
+    return toOllamaEmbedRequest(call.body, call.target.model, call.provider);
+  },
+
+  parseEmbeddings(native, call) {
+    return fromOllamaEmbeddings(native, call.target.model, call.body.encoding_format);
   },
 
   parseModelList(body) {

@@ -1,4 +1,5 @@
 import { InvalidResponseError } from './adapter.js';
+import { openAIEmbeddingList } from './embeddings.js';
 import type { Dialect } from './http-adapter.js';
 import { isObject } from './http.js';
 import { OpenAIStreamDecoder } from './openai-stream.js';
@@ -11,6 +12,7 @@ import { clientAskedUsage, withUsage } from './stream-usage.js';
  */
 export const openAICompatibleDialect: Dialect = {
   chatPath: '/chat/completions',
+  embedPath: '/embeddings',
   modelsPath: '/models',
   listingName: 'models listing',
 
@@ -29,6 +31,15 @@ export const openAICompatibleDialect: Dialect = {
 
   newStreamDecoder(maxEventBytes, clientAsked) {
     return new OpenAIStreamDecoder(maxEventBytes, !clientAsked);
+  },
+
+  toEmbeddingBody(call) {
+    // `input`, `encoding_format`, `dimensions`, `user` pass through: the upstream speaks this shape.
+    return { ...call.body, model: call.target.model };
+  },
+
+  parseEmbeddings(body) {
+    return openAIEmbeddingList(body);
   },
 
   parseModelList(body) {

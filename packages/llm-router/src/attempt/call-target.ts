@@ -1,6 +1,4 @@
 import type { Adapter, AdapterCall, HttpFailure } from '../adapters/adapter.js';
-import { isObject } from '../adapters/http.js';
-import { toUsage } from '../adapters/openai-stream.js';
 import { abortedError } from '../errors.js';
 import type { AliasConfig, ProviderConfig, ResultBase, RouterRequest, RouterResult, StreamResult, TargetConfig } from '../types.js';
 import type { AttemptLog } from './attempt-log.js';
@@ -8,11 +6,13 @@ import { classifyFailure, type Decision, type Failure } from './classify-error.j
 import type { ExecuteDeps } from './execute.js';
 import { FirstByteTimer } from './first-byte-timer.js';
 import { Lease } from './lease.js';
+import type { OperationSpec } from './operation.js';
 import { readUntilCommit, type StreamEnd } from './stream-commit.js';
 
 export type CallOutcome = { readonly kind: 'result'; readonly result: RouterResult } | { readonly kind: 'failed'; readonly decision: Decision };
 
 export interface TargetCall {
+  readonly operation: OperationSpec;
   readonly adapter: Adapter;
   readonly provider: ProviderConfig;
   readonly target: TargetConfig;
@@ -38,10 +38,10 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
   const id = c.target.id;
   c.deps.inFlight.inc(id);
   lease.hold(() => c.deps.inFlight.dec(id));
-  const call: AdapterCall = { provider: c.provider, target: c.target, body: c.request.body, signal: timer, firstByte: timer };
+  const call: AdapterCall<RouterRequest['body']> = { provider: c.provider, target: c.target, body: c.request.body, signal: timer, firstByte: timer };
   try {
     if (!c.request.stream) return await complete(c, call, started);
-    return await stream(c, call, timer, lease, started);
+    return await stream(c, call as AdapterCall, timer, lease, started);
   } catch (error) {
     if (c.request.signal?.aborted === true) {
       c.log.add(c.target, 'aborted', 'aborted', c.deps.now() - started);
@@ -54,10 +54,11 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
   }
 }
 
-async function complete(c: TargetCall, call: AdapterCall, started: number): Promise<CallOutcome> {
-  const res = await c.adapter.complete(call);
+async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>, started: number): Promise<CallOutcome> {
+  const res = await c.operation.call(c.adapter, call);
   if (!res.ok) return httpFailed(c, res, started);
-  if (c.config.failOverOnEmpty && isEmptyCompletion(res.body)) return failed(c, { kind: 'empty', reason: 'empty_response' }, started);
+  const invalid = c.operation.invalidAnswer(res.body, c.request, c.config);
+  if (invalid !== undefined) return failed(c, invalid, started);
   c.deps.health.reportSuccess(c.provider.name);
   return {
     kind: 'result',
@@ -66,7 +67,8 @@ async function complete(c: TargetCall, call: AdapterCall, started: number): Prom
       ...settle(c, 'ok', 'ok', started, res),
       status: res.status,
       body: res.body,
-      usage: toUsage(res.body.usage),
+      usage: c.operation.usage(res.body),
+      ...(c.config.embeddingSpace === undefined ? {} : { embeddingSpace: c.config.embeddingSpace }),
     },
   };
 }
@@ -163,19 +165,4 @@ function record(c: TargetCall, d: Decision, started: number): CallOutcome {
 function redact(body: string, apiKey: string | undefined): string {
   if (apiKey === undefined || apiKey.length < 4 || !body.includes(apiKey)) return body;
   return body.split(apiKey).join('[redacted]');
-}
-
-/** No content, no tool calls in any choice: the upstream answered nothing. */
-function isEmptyCompletion(body: Record<string, unknown>): boolean {
-  const choices = body.choices;
-  if (!Array.isArray(choices)) return true;
-  for (const choice of choices) {
-    if (!isObject(choice) || !isObject(choice.message)) continue;
-    const m = choice.message;
-    if (typeof m.content === 'string' && m.content.length > 0) return false;
-    if (Array.isArray(m.content) && m.content.length > 0) return false;
-    if (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) return false;
-    if (isObject(m.function_call)) return false;
-  }
-  return true;
 }

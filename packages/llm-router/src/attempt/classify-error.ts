@@ -14,6 +14,7 @@ export type Failure =
   | { readonly kind: 'error'; readonly error: unknown } // thrown by the adapter / undici
   | { readonly kind: 'http'; readonly response: HttpFailure } // a non-2xx answer
   | { readonly kind: 'empty'; readonly reason: 'empty_response' | 'empty_stream' }
+  | { readonly kind: 'invalid_answer'; readonly reason: 'invalid_embeddings'; readonly detail: string } // a 2xx that cannot be relayed
   | { readonly kind: 'stream_error'; readonly message: string }; // an error event before the first delta
 
 export interface ClassifyContext {
@@ -72,6 +73,8 @@ export function classifyFailure(failure: Failure, ctx: ClassifyContext): Decisio
       return classifyHttp(failure.response, ctx);
     case 'empty':
       return failOver(failure.reason, failure.reason === 'empty_response' ? 'empty answer' : 'stream ended without content');
+    case 'invalid_answer':
+      return failOver(failure.reason, failure.detail);
     case 'stream_error':
       return failOver('stream_error', 'error event in the stream before the first delta', { retryable: true });
     case 'error':

@@ -8,6 +8,7 @@ import type {
   Attempt,
   AttemptEvent,
   ConfigSnapshot,
+  Operation,
   ProviderConfig,
   ProviderType,
   RouterRequest,
@@ -19,6 +20,7 @@ import { AttemptLog } from './attempt-log.js';
 import { type BackgroundGate, type InFlight, sleep } from './background-gate.js';
 import { callTarget, type CallOutcome } from './call-target.js';
 import { Lease } from './lease.js';
+import { operationOf, type OperationSpec } from './operation.js';
 
 /** The part of HealthCache the attempt loop uses (reads the pre-check, reports outcomes). */
 export interface AttemptHealth {
@@ -54,11 +56,11 @@ const RETRY_BACKOFF_BASE_MS = 250; // 0.25 s
  * call and stream-commit.ts for when a stream becomes final.
  */
 export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, deps: ExecuteDeps): Promise<RouterResult> {
-  const { alias, config } = resolveModel(snapshot, request.model);
+  const operation = operationOf(request);
+  const { alias, config } = resolveModel(snapshot, request.model, operation.kind);
   if (request.signal?.aborted === true) throw abortedError({ outcome: noAttempts(alias) });
-  if (request.body === null || typeof request.body !== 'object' || !Array.isArray(request.body.messages)) {
-    throw new RouterError('invalid_request', 'the request body needs a `messages` array', { outcome: noAttempts(alias) });
-  }
+  if (config.kind !== operation.kind) throw kindMismatch(snapshot, config, operation.kind, alias);
+  operation.admit(request, config, alias);
   const rotation = config.strategy === 'round_robin' ? deps.rotation(config.name) : 0;
   const plan = buildPlan(config, { random: deps.random, rotation, inFlight: deps.inFlight.get });
   const log = new AttemptLog(alias, request.requestId, deps.attemptListener());
@@ -72,7 +74,7 @@ export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, 
     }
   }
   try {
-    return await new AttemptRun(snapshot, request, deps, alias, config, plan, log, background, lease).run();
+    return await new AttemptRun(snapshot, request, operation, deps, alias, config, plan, log, background, lease).run();
   } finally {
     // Unconditional: a committed stream took the slot over and frees it when it ends.
     lease.release();
@@ -83,6 +85,7 @@ class AttemptRun {
   constructor(
     private readonly snapshot: ConfigSnapshot,
     private readonly request: RouterRequest,
+    private readonly operation: OperationSpec,
     private readonly deps: ExecuteDeps,
     private readonly alias: string | undefined,
     private readonly config: AliasConfig,
@@ -140,6 +143,7 @@ class AttemptRun {
   private async tryTarget(target: TargetConfig, provider: ProviderConfig, adapter: Adapter): Promise<RouterResult | undefined> {
     for (let n = 0; ; n++) {
       const outcome: CallOutcome = await callTarget({
+        operation: this.operation,
         adapter,
         provider,
         target,
@@ -203,6 +207,18 @@ class AttemptRun {
 /** A skip because the target cannot take this request (not because of its health). */
 function isRefusal(attempt: Attempt): boolean {
   return attempt.outcome === 'skipped' && attempt.reason === 'unsupported_request';
+}
+
+/** An alias on the wrong route: a chat alias asked for embeddings, or the reverse. */
+function kindMismatch(snapshot: ConfigSnapshot, config: AliasConfig, wanted: Operation, alias: string | undefined): RouterError {
+  const fitting = [...snapshot.aliases.values()].filter((a) => a.kind === wanted).map((a) => a.name);
+  const route = config.kind === 'embedding' ? '/v1/embeddings' : '/v1/chat/completions';
+  return new RouterError(
+    'alias_kind_mismatch',
+    `${config.name} is ${config.kind === 'embedding' ? 'an embedding' : 'a chat'} alias: use it on ${route}` +
+      ` (${wanted} aliases: ${fitting.length === 0 ? 'none configured' : fitting.join(', ')})`,
+    { knownAliases: fitting, outcome: noAttempts(alias) },
+  );
 }
 
 /** Skips that `try_anyway` may override: a target without a key or adapter cannot work at all. */

@@ -51,8 +51,8 @@ describe('resolveModel', () => {
 describe('listModels', () => {
   it('lists aliases, then direct targets once each', () => {
     const models = listModels(snapshot);
-    expect(models.slice(0, 5)).toEqual(['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision']);
-    expect(models.slice(5)).toEqual([
+    expect(models.slice(0, 6)).toEqual(['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision', 'mana/embed']);
+    expect(models.slice(6)).toEqual([
       'ollama/gemma3:4b',
       'groq/llama-3.1-8b-instant',
       'ollama/gemma3:12b',
@@ -63,6 +63,7 @@ describe('listModels', () => {
       'openrouter/deepseek/deepseek-r1',
       'ollama/llava:13b',
       'google/gemini-2.0-flash',
+      'ollama/nomic-embed-text',
     ]);
   });
 });

@@ -1,6 +1,6 @@
-import { ALIAS_NAMESPACE, DEFAULT_ALIAS } from '@mana/llm-aliases';
+import { ALIAS_NAMESPACE, DEFAULT_ALIAS, MANA_LLM } from '@mana/llm-aliases';
 import { RouterError } from '../errors.js';
-import type { AliasConfig, ConfigSnapshot } from '../types.js';
+import type { AliasConfig, ConfigSnapshot, Operation } from '../types.js';
 import { splitTarget } from './targets.js';
 
 /** What a request's `model` resolved to. */
@@ -14,11 +14,11 @@ export interface Resolution {
  * `model` → the chain to try:
  * - an alias → its configured chain;
  * - a direct `provider/model` of a known provider → a one-target chain;
- * - undefined → DEFAULT_ALIAS;
+ * - undefined → DEFAULT_ALIAS (MANA_LLM.EMBED for embeddings);
  * - anything else → RouterError('unknown_model') listing the aliases.
  */
-export function resolveModel(snapshot: ConfigSnapshot, model: string | undefined): Resolution {
-  const name = model ?? DEFAULT_ALIAS;
+export function resolveModel(snapshot: ConfigSnapshot, model: string | undefined, operation: Operation = 'chat'): Resolution {
+  const name = model ?? (operation === 'embedding' ? MANA_LLM.EMBED : DEFAULT_ALIAS);
   const alias = snapshot.aliases.get(name);
   if (alias !== undefined) return { alias: name, config: alias };
 
@@ -31,6 +31,10 @@ export function resolveModel(snapshot: ConfigSnapshot, model: string | undefined
     const config: AliasConfig = Object.freeze({
       name,
       description: '',
+      // A direct target serves whatever the caller asks of it; it declares no vector space.
+      kind: operation,
+      embeddingSpace: undefined,
+      maxBatch: undefined,
       strategy: 'failover',
       onAllUnhealthy: 'fail',
       failOverOnEmpty: true,

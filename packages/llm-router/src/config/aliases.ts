@@ -3,7 +3,8 @@ import type { AliasConfig, ProviderConfig, Settings, Strategy, TargetConfig } fr
 import type { ConfigPath } from './config-source.js';
 import { readPrice } from './price.js';
 import type { ConfigReader, RawMap } from './reader.js';
-import { ALIAS_KEYS, ALIAS_NAME, FOREIGN_ALIAS_NAME, ON_ALL_UNHEALTHY, STRATEGIES, TARGET_KEYS } from './schema.js';
+import { readEmbeddingKeys, settleEmbeddingSpace, type TargetEmbedding } from './embedding-space.js';
+import { ALIAS_KEYS, ALIAS_KINDS, ALIAS_NAME, FOREIGN_ALIAS_NAME, ON_ALL_UNHEALTHY, STRATEGIES, TARGET_KEYS } from './schema.js';
 import { modelIdProblem, splitTarget } from './targets.js';
 
 /**
@@ -28,6 +29,13 @@ export function buildAliases(
     const list = missing.map((info) => `${info.alias} (MANA_LLM.${info.key})`).join(', ');
     reader.fail(['aliases'], `missing alias ${list}: every @mana/llm-aliases alias must be defined`, undefined, true);
   }
+  // Product code sends MANA_LLM.EMBED to /v1/embeddings: the config must serve it there.
+  for (const info of MANA_LLM_ALIASES) {
+    const kind = aliases.get(info.alias)?.kind;
+    if (kind !== info.kind) {
+      reader.fail(['aliases', info.alias], `${info.alias} (MANA_LLM.${info.key}) must be kind: ${info.kind}, not ${kind ?? 'chat'}`, info.alias, true);
+    }
+  }
   return aliases;
 }
 
@@ -51,6 +59,7 @@ function buildAlias(
   if (!Array.isArray(raw)) reader.keys(map, ALIAS_KEYS, path, `alias ${name}`, name);
   const chainPath = Array.isArray(raw) ? path : [...path, 'chain'];
 
+  const kind = readChoice(reader, map.kind, [...path, 'kind'], 'kind', ALIAS_KINDS, 'chat', name);
   const strategy = readChoice(reader, map.strategy, [...path, 'strategy'], 'strategy', STRATEGIES, 'failover', name);
   const onAllUnhealthy = readChoice(reader, map.on_all_unhealthy, [...path, 'on_all_unhealthy'], 'on_all_unhealthy', ON_ALL_UNHEALTHY, 'fail', name);
   const failOverOnEmpty =
@@ -65,15 +74,29 @@ function buildAlias(
   if (!Array.isArray(rawChain)) reader.fail(chainPath, 'chain must be a list of provider/model targets', name);
 
   const chain: TargetConfig[] = [];
+  const embeddings: TargetEmbedding[] = [];
   rawChain.forEach((entry, index) => {
-    const { target, shown } = buildTarget(reader, name, strategy, entry, [...chainPath, index], providers, aliasSettings);
+    const { target, shown, embedding } = buildTarget(reader, name, strategy, entry, [...chainPath, index], providers, aliasSettings);
     if (chain.some((existing) => existing.id === target.id)) {
       reader.fail([...chainPath, index], `target ${shown} is listed twice in the chain`, name);
     }
     chain.push(target);
+    embeddings.push(embedding);
   });
+  const aliasEmbedding = Array.isArray(raw) ? { space: undefined, maxBatch: undefined } : readEmbeddingKeys(reader, map, path, name);
+  const { embeddingSpace, maxBatch } = settleEmbeddingSpace(reader, name, kind, path, aliasEmbedding, embeddings);
 
-  return Object.freeze({ name, description, strategy, onAllUnhealthy, failOverOnEmpty, chain: Object.freeze(chain) });
+  return Object.freeze({
+    name,
+    description,
+    kind,
+    embeddingSpace,
+    maxBatch,
+    strategy,
+    onAllUnhealthy,
+    failOverOnEmpty,
+    chain: Object.freeze(chain),
+  });
 }
 
 /**
@@ -105,8 +128,8 @@ function buildTarget(
   path: ConfigPath,
   providers: ReadonlyMap<string, ProviderConfig>,
   aliasSettings: Partial<Settings>,
-): { target: TargetConfig; shown: string } {
-  const map: RawMap = typeof entry === 'string' ? { target: entry } : reader.map(entry, path, 'a chain entry (a "provider/model" string or { target, weight, settings, price })', alias);
+): { target: TargetConfig; shown: string; embedding: TargetEmbedding } {
+  const map: RawMap = typeof entry === 'string' ? { target: entry } : reader.map(entry, path, 'a chain entry (a "provider/model" string or { target, weight, settings, price, embedding_space, max_batch })', alias);
   if (typeof entry !== 'string') reader.keys(map, TARGET_KEYS, path, 'chain entry', alias);
   if (map.target === undefined) reader.fail(path, 'chain entry needs a target: provider/model', alias);
   const targetPath = typeof entry === 'string' ? path : [...path, 'target'];
@@ -144,7 +167,9 @@ function buildTarget(
     ...reader.settings(map.settings, [...path, 'settings'], alias),
   });
   const price = readPrice(reader, map.price, [...path, 'price'], `target ${id}`, alias) ?? provider.price;
-  return { target: Object.freeze({ id, provider: split.provider, model: split.model, weight, settings, price }), shown };
+  const target: TargetConfig = Object.freeze({ id, provider: split.provider, model: split.model, weight, settings, price });
+  const declared = typeof entry === 'string' ? { space: undefined, maxBatch: undefined } : readEmbeddingKeys(reader, map, path, alias);
+  return { target, shown, embedding: { ...declared, path, id: shown } };
 }
 
 function readChoice<T extends string>(

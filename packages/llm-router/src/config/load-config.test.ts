@@ -3,7 +3,7 @@ import { isRouterError } from '../errors.js';
 import { DEFAULT_SETTINGS, OLLAMA_FIRST_BYTE_TIMEOUT_MS } from './defaults.js';
 import { loadConfigFile, parseConfig } from './load-config.js';
 import { unconfiguredReason } from './provider-status.js';
-import { STRINGS_ONLY, withLongForm } from './test-configs.js';
+import { EMBED_ALIAS_LINE, STRINGS_ONLY, withLongForm } from './test-configs.js';
 
 const env = { GROQ_API_KEY: 'gsk-secret', OPENROUTER_API_KEY: 'or-secret' };
 
@@ -29,6 +29,7 @@ describe('parseConfig: happy paths', () => {
       'mana/structured',
       'mana/reasoning',
       'mana/vision',
+      'mana/embed',
     ]);
     const longForm = snapshot.aliases.get('mana/long-form');
     expect(longForm?.strategy).toBe('failover');
@@ -72,7 +73,7 @@ aliases:
   mana/structured: { chain: [groq/llama-3.3-70b-versatile] }
   mana/reasoning: [groq/llama-3.3-70b-versatile]
   mana/vision: [ollama/llava]
-  mana/extra-alias: [ollama/llava]
+${EMBED_ALIAS_LINE}  mana/extra-alias: [ollama/llava]
 `;
     const snapshot = parseConfig(text, { env: { ...env, OLLAMA_URL: 'http://10.0.0.5:11434' } });
     expect(snapshot.backgroundConcurrency).toBe(4);
@@ -197,7 +198,7 @@ aliases:
   mana/structured: [ollama/gemma3:4b]
   mana/reasoning: [ollama/gemma3:4b]
   mana/vision: [ollama/gemma3:4b]
-`;
+${EMBED_ALIAS_LINE}`;
   const snapshot = parseConfig(text, { env });
 
   it('applies defaults ← global ← provider ← alias ← target', () => {
@@ -270,7 +271,7 @@ describe('parseConfig: validation names the alias and line', () => {
   it('duplicate alias (YAML duplicate key)', () => {
     const text = withLongForm('    chain: [ollama/a]\n') + '  mana/long-form: [groq/b]\n';
     expect(parseError(text)).toBe(
-      'invalid config at aliases.yaml line 8 (alias mana/long-form): duplicate alias mana/long-form (each key may appear once)',
+      'invalid config at aliases.yaml line 9 (alias mana/long-form): duplicate alias mana/long-form (each key may appear once)',
     );
   });
 
@@ -292,7 +293,7 @@ describe('parseConfig: validation names the alias and line', () => {
     expect(snapshot.aliases.get('gpt-4o')?.chain[0]?.id).toBe('ollama/a');
     expect(snapshot.aliases.has('team/writer')).toBe(true);
     const clash = withLongForm('    chain: [ollama/a]\n') + '  groq/writer: [ollama/a]\n';
-    expect(parseError(clash)).toContain(`line 8 (alias groq/writer): alias name "groq/writer" clashes with provider groq's direct targets`);
+    expect(parseError(clash)).toContain(`line 9 (alias groq/writer): alias name "groq/writer" clashes with provider groq's direct targets`);
     const badSlug = withLongForm('    chain: [ollama/a]\n') + '  mana/Writer: [ollama/a]\n';
     expect(parseError(badSlug)).toContain('(alias mana/Writer): alias name "mana/Writer" must be mana/ followed by lowercase');
     const long = withLongForm('    chain: [ollama/a]\n') + `  ${'x'.repeat(201)}: [ollama/a]\n`;

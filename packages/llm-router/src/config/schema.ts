@@ -1,4 +1,4 @@
-import type { OnAllUnhealthy, ProviderType, Settings, Strategy } from '../types.js';
+import type { AliasKind, OnAllUnhealthy, ProviderType, Settings, Strategy } from '../types.js';
 
 /**
  * The YAML vocabulary: every key the loader accepts at each level. Anything else
@@ -22,6 +22,9 @@ export const PROVIDER_KEYS = [
 
 export const ALIAS_KEYS = [
   'description',
+  'kind',
+  'embedding_space',
+  'max_batch',
   'strategy',
   'on_all_unhealthy',
   'fail_over_on_empty',
@@ -29,9 +32,11 @@ export const ALIAS_KEYS = [
   'chain',
 ] as const;
 
-export const TARGET_KEYS = ['target', 'weight', 'settings', 'price'] as const;
+export const TARGET_KEYS = ['target', 'weight', 'settings', 'price', 'embedding_space', 'max_batch'] as const;
 
 export const PRICE_KEYS = ['input', 'output', 'cached_input'] as const;
+
+export const ALIAS_KINDS: readonly AliasKind[] = ['chat', 'embedding'];
 
 export const STRATEGIES: readonly Strategy[] = ['failover', 'round_robin', 'weighted', 'least_busy'];
 

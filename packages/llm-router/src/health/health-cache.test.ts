@@ -188,10 +188,14 @@ describe('HealthCache views', () => {
     cache.coolDown('groq/llama-3.1-8b-instant', T0 + 15_000, 'http_429');
     cache.recordProbe('ollama', { ok: true, models: ['gemma3:4b'] }, snapshot.settings);
     const views = cache.aliasView(snapshot);
-    expect(views.map((view) => view.alias)).toEqual(['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision']);
+    expect(views.map((view) => view.alias)).toEqual(['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision', 'mana/embed']);
+    expect(views.at(-1)).toMatchObject({ kind: 'embedding', embeddingSpace: 'nomic-embed-text-v1.5', maxBatch: undefined });
     expect(views[0]).toEqual({
       alias: 'mana/fast-text',
       description: '',
+      kind: 'chat',
+      embeddingSpace: undefined,
+      maxBatch: undefined,
       strategy: 'failover',
       chain: [
         { target: 'ollama/gemma3:4b', provider: 'ollama', model: 'gemma3:4b', weight: 1, state: 'healthy', until: null, reason: null },

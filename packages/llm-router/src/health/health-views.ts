@@ -41,6 +41,9 @@ export function buildAliasViews(cache: HealthCache, snapshot: ConfigSnapshot): A
   return [...snapshot.aliases.values()].map((alias) => ({
     alias: alias.name,
     description: alias.description,
+    kind: alias.kind,
+    embeddingSpace: alias.embeddingSpace,
+    maxBatch: alias.maxBatch,
     strategy: alias.strategy,
     chain: alias.chain.map((target): TargetView => {
       const base = { target: target.id, provider: target.provider, model: target.model, weight: target.weight };

@@ -1,5 +1,6 @@
 import { parseConfig } from '../config/load-config.js';
 import type { ConfigSnapshot } from '../types.js';
+import { EMBED_ALIAS_LINE } from '../config/test-configs.js';
 
 /** A small config for the health tests (not part of the public API). */
 export function healthTestSnapshot(extra = '', env: Record<string, string> = { GROQ_API_KEY: 'gsk-test-secret-123' }): ConfigSnapshot {
@@ -13,7 +14,7 @@ ${extra}aliases:
   mana/structured: [local/qwen, loose/qwen]
   mana/reasoning: [groq/llama-3.3-70b-versatile]
   mana/vision: [ollama/llava]
-`,
+${EMBED_ALIAS_LINE}`,
     { source: 'health-test.yaml', env },
   );
 }

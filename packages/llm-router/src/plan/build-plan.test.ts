@@ -11,7 +11,7 @@ function target(id: string, weight = 1): TargetConfig {
 }
 
 function alias(strategy: Strategy, chain: TargetConfig[]): AliasConfig {
-  return { name: 'mana/test', description: '', strategy, onAllUnhealthy: 'fail', failOverOnEmpty: true, chain };
+  return { name: 'mana/test', description: '', kind: 'chat', embeddingSpace: undefined, maxBatch: undefined, strategy, onAllUnhealthy: 'fail', failOverOnEmpty: true, chain };
 }
 
 function ctx(overrides: Partial<PlanContext> = {}): PlanContext {

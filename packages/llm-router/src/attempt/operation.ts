@@ -1,0 +1,112 @@
+import type { Adapter, AdapterCall, AdapterResponse } from '../adapters/adapter.js';
+import { dimensionsOf, embeddingUsage, inputCount, matchEncoding } from '../adapters/embeddings.js';
+import { isObject } from '../adapters/http.js';
+import { toUsage } from '../adapters/openai-stream.js';
+import { noAttempts, RouterError } from '../errors.js';
+import type { AliasConfig, ChatRequestBody, EmbeddingRequestBody, Operation, RouterRequest, Usage } from '../types.js';
+import type { Failure } from './classify-error.js';
+
+/**
+ * What differs between a chat completion and an embeddings request inside the
+ * ONE attempt loop (execute → call-target → classify): which adapter call a
+ * target gets, which requests an alias admits, and which 2xx answers are no
+ * answer at all. Plan, health, retries, failover and classification are shared.
+ */
+export interface OperationSpec {
+  readonly kind: Operation;
+  /** Refuses, before any planning, a request this alias cannot serve (a RouterError that names the request, not an upstream). */
+  admit(request: RouterRequest, config: AliasConfig, alias: string | undefined): void;
+  /** One non-streaming adapter call. */
+  call(adapter: Adapter, call: AdapterCall<RouterRequest['body']>): Promise<AdapterResponse>;
+  /** A 2xx body that is not a usable answer: the failure to fail over with; undefined when fine. */
+  invalidAnswer(body: Record<string, unknown>, request: RouterRequest, config: AliasConfig): Failure | undefined;
+  usage(body: Record<string, unknown>): Usage | undefined;
+}
+
+const CHAT: OperationSpec = {
+  kind: 'chat',
+  admit(request, _config, alias) {
+    const body = request.body as Partial<ChatRequestBody> | null;
+    if (body === null || typeof body !== 'object' || !Array.isArray(body.messages)) {
+      throw new RouterError('invalid_request', 'the request body needs a `messages` array', { outcome: noAttempts(alias) });
+    }
+  },
+  call: (adapter, call) => adapter.complete(call as AdapterCall<ChatRequestBody>),
+  invalidAnswer: (body, _request, config) => (config.failOverOnEmpty && isEmptyCompletion(body) ? { kind: 'empty', reason: 'empty_response' } : undefined),
+  usage: (body) => toUsage(body.usage),
+};
+
+const EMBEDDING: OperationSpec = {
+  kind: 'embedding',
+  admit(request, config, alias) {
+    const outcome = noAttempts(alias);
+    const body = request.body as Partial<EmbeddingRequestBody> | null;
+    const input = body === null || typeof body !== 'object' ? undefined : body.input;
+    if (typeof input !== 'string' && !Array.isArray(input)) {
+      throw new RouterError('invalid_request', 'the request body needs an `input`: a string, an array of strings or token arrays', { outcome });
+    }
+    if (request.stream) throw new RouterError('invalid_request', 'embeddings do not stream', { outcome });
+    const count = inputCount(input);
+    if (count === 0) throw new RouterError('invalid_request', '`input` must not be empty', { outcome });
+    if (config.maxBatch !== undefined && count > config.maxBatch) {
+      throw new RouterError(
+        'batch_too_large',
+        `${count} inputs in one request exceed ${config.name}'s limit of ${config.maxBatch} (max_batch): split the batch`,
+        { outcome },
+      );
+    }
+  },
+  call: (adapter, call) => adapter.embed(call as AdapterCall<EmbeddingRequestBody>),
+  invalidAnswer(body, request) {
+    const req = request.body as EmbeddingRequestBody;
+    const problem = vectorProblem(body.data as Record<string, unknown>[], inputCount(req.input), req.dimensions);
+    if (problem !== undefined) return { kind: 'invalid_answer', reason: 'invalid_embeddings', detail: problem };
+    matchEncoding(body, req.encoding_format);
+    return undefined;
+  },
+  usage: (body) => embeddingUsage(body.usage),
+};
+
+export function operationOf(request: RouterRequest): OperationSpec {
+  return request.operation === 'embedding' ? EMBEDDING : CHAT;
+}
+
+/**
+ * Why a list of vectors cannot be relayed: the wrong count, indexes that are
+ * not 0…N-1, mixed dimensions, or not the dimensions asked for. Relaying it
+ * would write misaligned or incomparable vectors into the caller's index.
+ */
+export function vectorProblem(data: readonly Record<string, unknown>[], expected: number, dimensions: number | undefined): string | undefined {
+  if (data.length !== expected) return `expected ${expected} vectors, got ${data.length}`;
+  const seen = new Set<number>();
+  let dims: number | undefined;
+  for (let i = 0; i < data.length; i++) {
+    const item = data[i]!;
+    const index = item.index === undefined ? i : item.index;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= expected || seen.has(index)) {
+      return `vector indexes are not 0…${expected - 1}`;
+    }
+    seen.add(index);
+    const n = dimensionsOf(item.embedding);
+    if (!(n > 0)) return `vector ${index} is empty or malformed`;
+    if (dims === undefined) dims = n;
+    else if (n !== dims) return `mixed dimensions (${dims} and ${n})`;
+  }
+  if (dimensions !== undefined && dims !== undefined && dims !== dimensions) return `asked for ${dimensions} dimensions, got ${dims}`;
+  return undefined;
+}
+
+/** No content, no tool calls in any choice: the upstream answered nothing. */
+function isEmptyCompletion(body: Record<string, unknown>): boolean {
+  const choices = body.choices;
+  if (!Array.isArray(choices)) return true;
+  for (const choice of choices) {
+    if (!isObject(choice) || !isObject(choice.message)) continue;
+    const m = choice.message;
+    if (typeof m.content === 'string' && m.content.length > 0) return false;
+    if (Array.isArray(m.content) && m.content.length > 0) return false;
+    if (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) return false;
+    if (isObject(m.function_call)) return false;
+  }
+  return true;
+}
