@@ -81,6 +81,11 @@ aliases:
   mana/vision:
     description: "bench: unused"
     chain: [bench/fast]
+  mana/embed:
+    description: "bench: embeddings, one fast target"
+    kind: embedding
+    embedding_space: bench-space
+    chain: [bench/embed]
 `;
 }
 

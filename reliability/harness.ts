@@ -329,10 +329,13 @@ export function configYaml(options: {
     lines.push(`  ${name}: { type: ${type}, base_url: "${p.url}"${key ? `, ${key}` : ''}${settings} }`);
   }
   lines.push('aliases:');
-  const required = ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision'];
+  const required = ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision', 'mana/embed'];
   for (const name of new Set([...required, ...Object.keys(options.aliases)])) {
     const chain = options.aliases[name] ?? options.defaultChain;
-    lines.push(`  ${name}:`, `    description: "${name} (reliability)"`, `    chain: [${chain.join(', ')}]`);
+    lines.push(`  ${name}:`, `    description: "${name} (reliability)"`);
+    // MANA_LLM.EMBED must be an embedding alias with one vector space.
+    if (name === 'mana/embed') lines.push('    kind: embedding', '    embedding_space: reliability-space');
+    lines.push(`    chain: [${chain.join(', ')}]`);
   }
   return `${lines.join('\n')}\n`;
 }

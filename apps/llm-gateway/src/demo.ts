@@ -54,6 +54,7 @@ async function main(): Promise<void> {
     [MANA_LLM.STRUCTURED]: ['qwen2.5:7b', 'llama-3.3-70b-versatile'],
     [MANA_LLM.REASONING]: ['qwen3:14b', 'deepseek-r1-distill-llama-70b'],
     [MANA_LLM.VISION]: ['gemma3:12b', 'llama-3.2-90b-vision-preview'],
+    [MANA_LLM.EMBED]: ['nomic-embed-text', 'nomic-embed-text-v1.5'],
   };
   let yaml =
     `providers:\n` +
@@ -62,7 +63,9 @@ async function main(): Promise<void> {
     `aliases:\n`;
   for (const info of MANA_LLM_ALIASES) {
     const [local, remote] = chains[info.alias]!;
-    yaml += `  ${info.alias}:\n    description: "${info.description}"\n    chain: ["ollama/${local}", "groq/${remote}"]\n`;
+    // An embedding alias names its one vector space (both targets serve the same weights).
+    const kind = info.kind === 'embedding' ? `    kind: embedding\n    embedding_space: nomic-embed-text-v1.5\n` : '';
+    yaml += `  ${info.alias}:\n    description: "${info.description}"\n${kind}    chain: ["ollama/${local}", "groq/${remote}"]\n`;
   }
   await writeFile(configPath, yaml);
 

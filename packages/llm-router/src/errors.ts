@@ -30,7 +30,7 @@ export interface RouterErrorOptions {
   outcome?: RequestOutcome;
   /** For `unknown_model`: the aliases that do exist; for `alias_kind_mismatch`: those of the kind asked for. */
   knownAliases?: readonly string[];
-  /** For `unsupported_parameter`: the request parameter no target can honour. */
+  /** The request parameter at fault: for `unsupported_parameter`, the one no target can honour; `model` for `alias_kind_mismatch`; `input` for `batch_too_large`. */
   param?: string;
 }
 

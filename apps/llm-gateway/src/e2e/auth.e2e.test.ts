@@ -54,6 +54,9 @@ describe('API keys', () => {
     expect((await call('/v1/models')).status).toBe(401);
     expect((await call('/v1/health')).status).toBe(401);
     expect((await call('/v1/aliases', { key: 'nope' })).status).toBe(401);
+    const embeddings = JSON.stringify({ model: 'mana/embed', input: 'hi' });
+    expect((await call('/v1/embeddings', { method: 'POST', body: embeddings })).body.error.code).toBe('missing_api_key');
+    expect((await call('/v1/embeddings', { method: 'POST', body: embeddings, key: 'nope' })).status).toBe(401);
     expect(cloud.count()).toBe(0);
   });
 
@@ -64,6 +67,8 @@ describe('API keys', () => {
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: API_KEYS[1], maxRetries: 0 });
     const answer = await client.chat.completions.create({ model: 'mana/long-form', messages: [{ role: 'user', content: 'x' }] });
     expect(answer.choices[0]?.message.content).toContain('Hello from m1');
+    const vectors = await client.embeddings.create({ model: 'mana/embed', input: ['x', 'y'] });
+    expect(vectors.data).toHaveLength(2);
     const bad = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'wrong', maxRetries: 0 });
     await expect(bad.models.list()).rejects.toMatchObject({ status: 401 });
     // The client's key is not forwarded upstream.

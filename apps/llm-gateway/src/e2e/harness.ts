@@ -57,13 +57,18 @@ export async function spawnGateway(options: SpawnOptions): Promise<GatewayProces
   return { ...gateway, stop: () => gateway.stop({ signal: 'SIGKILL' }) };
 }
 
-/** The five required aliases, each with the given chain (YAML flow list items). */
+/** The vector space the harness gives `mana/embed`. */
+export const TEST_EMBEDDING_SPACE = 'test-space';
+
+/** The required aliases, each with the given chain (YAML flow list items); `mana/embed` is an embedding alias. */
 export function aliasesYaml(chains: Record<string, readonly string[]>, fallbackChain: readonly string[]): string {
-  const names = ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision', ...Object.keys(chains)];
+  const names = ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision', 'mana/embed', ...Object.keys(chains)];
   const lines = ['aliases:'];
   for (const name of new Set(names)) {
     const chain = chains[name] ?? fallbackChain;
-    lines.push(`  ${name}:`, `    description: "${name} (test)"`, '    chain:');
+    lines.push(`  ${name}:`, `    description: "${name} (test)"`);
+    if (name === 'mana/embed') lines.push('    kind: embedding', `    embedding_space: ${TEST_EMBEDDING_SPACE}`);
+    lines.push('    chain:');
     for (const t of chain) lines.push(`      - ${t}`);
   }
   return lines.join('\n') + '\n';

@@ -87,18 +87,30 @@ function validateMessage(message: unknown, index: number): ChatValidation | unde
   return undefined;
 }
 
+export interface ModelError {
+  readonly code: Extract<GatewayErrorCode, 'invalid_request' | 'invalid_type' | 'invalid_model'>;
+  readonly message: string;
+  readonly param: 'model';
+}
+
+/** `model` of any routed request: absent, or a non-empty string that passes the router's model-id rule. */
+export function modelError(model: unknown): ModelError | undefined {
+  const error = (code: ModelError['code'], message: string): ModelError => ({ code, message, param: 'model' });
+  if (model === undefined) return undefined;
+  if (typeof model !== 'string') return error('invalid_type', `'model' must be a string, got ${typeName(model)}.`);
+  if (model === '') return error('invalid_request', `'model' must not be empty.`);
+  // Length and characters (see modelIdProblem): the id ends up in a response header and in logs.
+  const problem = modelIdProblem(model);
+  return problem === undefined ? undefined : error('invalid_model', `'model' ${problem}.`);
+}
+
 export function validateChatRequest(body: unknown): ChatValidation {
   if (!isPlainObject(body)) {
     return fail('invalid_type', `The request body must be a JSON object, got ${typeName(body)}.`);
   }
   const model = body.model;
-  if (model !== undefined && typeof model !== 'string') {
-    return fail('invalid_type', `'model' must be a string, got ${typeName(model)}.`, 'model');
-  }
-  if (model === '') return fail('invalid_request', `'model' must not be empty.`, 'model');
-  // Length and characters (see modelIdProblem): the id ends up in a response header and in logs.
-  const problem = typeof model === 'string' ? modelIdProblem(model) : undefined;
-  if (problem !== undefined) return fail('invalid_model', `'model' ${problem}.`, 'model');
+  const badModel = modelError(model);
+  if (badModel !== undefined) return { ok: false, error: badModel };
 
   const messages = body.messages;
   if (messages === undefined || messages === null) {

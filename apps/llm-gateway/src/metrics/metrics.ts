@@ -79,7 +79,7 @@ export class GatewayMetrics {
   private labelled: { snapshot: ConfigSnapshot; targets: ReadonlySet<string> } | undefined;
   private readonly requests = new Counter({
     name: 'mana_llm_requests_total',
-    help: 'Chat completion requests by alias, answering target and HTTP status.',
+    help: 'Chat completion and embeddings requests by alias, answering target and HTTP status.',
     labelNames: ['alias', 'target', 'status'] as const,
     registers: [this.registry],
   });
@@ -91,7 +91,7 @@ export class GatewayMetrics {
   });
   private readonly duration = new Histogram({
     name: 'mana_llm_request_duration_seconds',
-    help: 'Chat completion request duration, from the first byte received to the last byte sent.',
+    help: 'Chat completion and embeddings request duration, from the first byte received to the last byte sent.',
     labelNames: ['alias', 'stream'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers: [this.registry],

@@ -1,4 +1,4 @@
-/** GET /v1/aliases: each alias with its strategy and chain, and each target's live state. */
+/** GET /v1/aliases: each alias with its kind (and space), strategy and chain, and each target's live state. */
 import type { ServerResponse } from 'node:http';
 import type { GatewayContext } from '../context.js';
 import { sendJson } from '../http/respond.js';
@@ -7,6 +7,8 @@ export function handleAliases(ctx: GatewayContext, res: ServerResponse, requestI
   const data = ctx.router.aliases().map((a) => ({
     alias: a.alias,
     description: a.description,
+    kind: a.kind,
+    ...(a.kind === 'embedding' ? { embedding_space: a.embeddingSpace ?? null, max_batch: a.maxBatch ?? null } : {}),
     strategy: a.strategy,
     chain: a.chain.map((t) => ({
       target: t.target,

@@ -1,11 +1,15 @@
 /**
- * POST /v1/chat/completions (after the route table's api_key step): read body → validate → router.execute →
- * relay (JSON, the upstream's own 4xx, or an SSE stream: relay-stream.ts). Thin on purpose: the
- * decisions (which target, when to fail over) live in @mana/llm-router.
+ * POST /v1/chat/completions and POST /v1/embeddings (after the route table's
+ * api_key step): read body → validate → router.execute → relay (JSON, the
+ * upstream's own 4xx, or an SSE stream: relay-stream.ts). One pipeline for
+ * both, parameterised by a `RoutedEndpoint` (its validator and router
+ * operation), so headers, errors, metrics and the log line cannot drift apart.
+ * Thin on purpose: the decisions (which target, when to fail over) live in
+ * @mana/llm-router.
  */
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isRouterError, type Priority, type RouterResult } from '@mana/llm-router';
+import { isRouterError, type ChatRequestBody, type EmbeddingRequestBody, type Operation, type Priority, type RouterResult } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
 import { BodyError, readBody } from '../http/read-body.js';
 import { ClientAbort } from '../http/client-abort.js';
@@ -13,7 +17,8 @@ import { discardBodyThenClose } from '../http/linger.js';
 import { fromRouterError, gatewayError, type GatewayError } from '../http/errors.js';
 import { sendError, sendJson, sendText, type Headers } from '../http/respond.js';
 import { exceedsJsonDepth } from '../http/json-depth.js';
-import { MAX_JSON_DEPTH, validateChatRequest } from '../http/validate-chat.js';
+import { MAX_JSON_DEPTH, validateChatRequest, type ChatValidationError } from '../http/validate-chat.js';
+import { validateEmbeddingRequest, type EmbeddingValidationError } from '../http/validate-embeddings.js';
 import { Exchange, finishExchange } from './exchange.js';
 import { closeStream, relayStream } from './relay-stream.js';
 
@@ -25,6 +30,31 @@ export function isJsonContentType(header: string | undefined): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
+/** What differs between the routes that go through the router. */
+export interface RoutedEndpoint {
+  /** The path named in the log line. */
+  readonly path: string;
+  /** What the router is asked for; it also picks the alias a request without `model` gets. */
+  readonly operation: Operation;
+  validate(
+    parsed: unknown,
+  ):
+    | { readonly ok: true; readonly body: ChatRequestBody | EmbeddingRequestBody; readonly model: string | undefined; readonly stream: boolean }
+    | { readonly ok: false; readonly error: ChatValidationError | EmbeddingValidationError };
+}
+
+export const CHAT_COMPLETIONS: RoutedEndpoint = {
+  path: '/v1/chat/completions',
+  operation: 'chat',
+  validate: validateChatRequest,
+};
+
+export const EMBEDDINGS: RoutedEndpoint = {
+  path: '/v1/embeddings',
+  operation: 'embedding',
+  validate: validateEmbeddingRequest,
+};
+
 export function priorityOf(header: string | string[] | undefined): Priority | undefined | null {
   if (header === undefined) return undefined;
   if (header === 'background' || header === 'realtime') return header;
@@ -33,7 +63,10 @@ export function priorityOf(header: string | string[] | undefined): Priority | un
 
 function completionHeaders(ex: Exchange, result: RouterResult): Headers {
   // Rate-limit headers of the relayed attempt only (the router already filtered them).
-  return { ...result.headers, ...ex.headers() };
+  const headers: Headers = { ...result.headers, ...ex.headers() };
+  // Lets a consumer refuse vectors from a space its index was not built with.
+  if (result.kind === 'json' && result.embeddingSpace !== undefined) headers['x-mana-llm-embedding-space'] = result.embeddingSpace;
+  return headers;
 }
 
 function fail(ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: GatewayError): void {
@@ -43,17 +76,19 @@ function fail(ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: Gat
   sendError(res, ctx.state, error, ex.headers());
 }
 
-export async function handleChatCompletions(
+/** Runs one routed request (`CHAT_COMPLETIONS` or `EMBEDDINGS`) to its end: one metrics update, one log line. */
+export async function handleRouted(
+  endpoint: RoutedEndpoint,
   ctx: GatewayContext,
   req: IncomingMessage,
   res: ServerResponse,
   requestId: string,
   startedAt: number,
 ): Promise<void> {
-  const ex = new Exchange(requestId, startedAt);
+  const ex = new Exchange(requestId, startedAt, endpoint.path);
   ctx.metrics.requestStarted();
   try {
-    await serve(ctx, req, res, ex);
+    await serve(endpoint, ctx, req, res, ex);
   } catch (error) {
     // Anything unexpected: never crash, never leak internals.
     ctx.logger.error({ req_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unexpected error');
@@ -65,8 +100,9 @@ export async function handleChatCompletions(
   }
 }
 
-/** A request the auth step refused: answered, counted and logged like any other chat completion. */
-export function refuseChatCompletion(
+/** A request the auth step refused: answered, counted and logged like any other routed request. */
+export function refuseRouted(
+  endpoint: RoutedEndpoint,
   ctx: GatewayContext,
   req: IncomingMessage,
   res: ServerResponse,
@@ -74,7 +110,7 @@ export function refuseChatCompletion(
   startedAt: number,
   error: GatewayError,
 ): void {
-  const ex = new Exchange(requestId, startedAt);
+  const ex = new Exchange(requestId, startedAt, endpoint.path);
   ctx.metrics.requestStarted();
   try {
     fail(ctx, res, ex, error);
@@ -83,7 +119,7 @@ export function refuseChatCompletion(
   }
 }
 
-async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
+async function serve(endpoint: RoutedEndpoint, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
   if (!isJsonContentType(req.headers['content-type'])) {
     return fail(ctx, res, ex, gatewayError('unsupported_media_type', 'Content-Type must be application/json.'));
   }
@@ -131,7 +167,7 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
   } catch {
     return fail(ctx, res, ex, gatewayError('invalid_json', 'The request body is not valid JSON.'));
   }
-  const valid = validateChatRequest(parsed);
+  const valid = endpoint.validate(parsed);
   if (!valid.ok) {
     return fail(ctx, res, ex, gatewayError(valid.error.code, valid.error.message, { param: valid.error.param }));
   }
@@ -146,6 +182,7 @@ async function serve(ctx: GatewayContext, req: IncomingMessage, res: ServerRespo
   try {
     result = await ctx.router.execute({
       model: valid.model,
+      operation: endpoint.operation,
       body: valid.body,
       stream: valid.stream,
       priority,

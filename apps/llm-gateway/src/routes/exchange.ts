@@ -1,5 +1,5 @@
 /**
- * The record of one chat completion request, and what becomes of it when the
+ * The record of one routed request (chat completion or embeddings), and what becomes of it when the
  * request ends: one metrics update and one log line. What routing did comes in
  * one piece, the router's outcome; nothing here recounts or re-derives it.
  */
@@ -26,6 +26,8 @@ export class Exchange {
   constructor(
     readonly requestId: string,
     readonly startedAt: number,
+    /** The route, as the log line names it (`/v1/chat/completions`, `/v1/embeddings`). */
+    readonly path: string = '/v1/chat/completions',
   ) {}
 
   /** The client went away: logged and counted as 499, never sent (nobody is there to read it). */
@@ -86,7 +88,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
     requestLogLine({
       requestId: ex.requestId,
       method: req.method ?? 'POST',
-      path: '/v1/chat/completions',
+      path: ex.path,
       status,
       durationMs: now - ex.startedAt,
       ttfbMs: ex.ttfbAt === undefined ? undefined : ex.ttfbAt - ex.startedAt,

@@ -9,24 +9,32 @@ import { ADMIN_RESOURCE_ROUTES } from './admin-resources.js';
 import { LITELLM_MODEL_ROUTES } from './litellm-models.js';
 import { handleAliases } from './aliases.js';
 import { handleUsageErrors, handleUsageRequests, handleUsageSummary } from './admin-usage.js';
-import { handleChatCompletions, refuseChatCompletion } from './chat-completions.js';
+import { CHAT_COMPLETIONS, EMBEDDINGS, handleRouted, refuseRouted, type RoutedEndpoint } from './chat-completions.js';
 import { handleHealth } from './health.js';
 import { handleMetrics } from './metrics.js';
 import { handleModel, handleModels } from './models.js';
 import { handleHealthz, handleReadyz } from './probes.js';
 
-const chatCompletions: Omit<Route, 'path'> = {
-  method: 'POST',
-  auth: 'api_key',
-  handler: (ctx, req, res, requestId, _params, startedAt) => handleChatCompletions(ctx, req, res, requestId, startedAt),
-  refused: refuseChatCompletion,
-  logsItself: true,
-};
+/** A route through the router (chat completions, embeddings): it counts and logs every request itself, refusals included. */
+function routed(endpoint: RoutedEndpoint): Omit<Route, 'path'> {
+  return {
+    method: 'POST',
+    auth: 'api_key',
+    handler: (ctx, req, res, requestId, _params, startedAt) => handleRouted(endpoint, ctx, req, res, requestId, startedAt),
+    refused: (ctx, req, res, requestId, startedAt, error) => refuseRouted(endpoint, ctx, req, res, requestId, startedAt, error),
+    logsItself: true,
+  };
+}
+
+const chatCompletions = routed(CHAT_COMPLETIONS);
+const embeddings = routed(EMBEDDINGS);
 
 export const GATEWAY_ROUTES: readonly Route[] = [
   // The hot path first (declaration order only matters for the Allow header).
   { path: '/v1/chat/completions', ...chatCompletions },
   { path: '/chat/completions', ...chatCompletions },
+  { path: '/v1/embeddings', ...embeddings },
+  { path: '/embeddings', ...embeddings },
   { method: ['GET', 'HEAD'], path: '/healthz', auth: 'none', handler: (ctx, _req, res) => handleHealthz(ctx, res) },
   { method: ['GET', 'HEAD'], path: '/readyz', auth: 'none', handler: (ctx, _req, res) => handleReadyz(ctx, res) },
   { method: 'GET', path: '/metrics', auth: 'none', handler: (ctx, _req, res, requestId) => handleMetrics(ctx, res, requestId) },

@@ -10,13 +10,21 @@ interface ModelJson {
   created: number;
   owned_by: string;
   description?: string;
+  /** Aliases: `chat` or `embedding` (the route that serves them). */
+  kind?: 'chat' | 'embedding';
+  /** Embedding aliases: the one vector space every target serves. */
+  embedding_space?: string;
 }
 
 function modelJson(ctx: GatewayContext, id: string): ModelJson {
   const snapshot = ctx.router.config;
   const created = Math.floor(snapshot.loadedAt / 1000);
   const alias = snapshot.aliases.get(id);
-  if (alias !== undefined) return { id, object: 'model', created, owned_by: 'mana', description: alias.description };
+  if (alias !== undefined) {
+    const json: ModelJson = { id, object: 'model', created, owned_by: 'mana', description: alias.description, kind: alias.kind };
+    if (alias.embeddingSpace !== undefined) json.embedding_space = alias.embeddingSpace;
+    return json;
+  }
   const slash = id.indexOf('/');
   return { id, object: 'model', created, owned_by: slash === -1 ? 'mana' : id.slice(0, slash) };
 }

@@ -217,7 +217,7 @@ function kindMismatch(snapshot: ConfigSnapshot, config: AliasConfig, wanted: Ope
     'alias_kind_mismatch',
     `${config.name} is ${config.kind === 'embedding' ? 'an embedding' : 'a chat'} alias: use it on ${route}` +
       ` (${wanted} aliases: ${fitting.length === 0 ? 'none configured' : fitting.join(', ')})`,
-    { knownAliases: fitting, outcome: noAttempts(alias) },
+    { knownAliases: fitting, outcome: noAttempts(alias), param: 'model' },
   );
 }
 

@@ -52,7 +52,7 @@ const EMBEDDING: OperationSpec = {
       throw new RouterError(
         'batch_too_large',
         `${count} inputs in one request exceed ${config.name}'s limit of ${config.maxBatch} (max_batch): split the batch`,
-        { outcome },
+        { outcome, param: 'input' },
       );
     }
   },
