@@ -5,7 +5,8 @@ import { GatewayMetrics, OTHER_TARGET_LABEL, reasonLabel } from './metrics.js';
 const CONFIG = parseConfig(
   'providers:\n  local: { type: ollama, base_url: "http://127.0.0.1:1" }\n  cloud: { type: openai, base_url: "http://127.0.0.1:2/v1", api_key_required: false }\n' +
     'aliases:\n' +
-    ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision'].map((a) => `  ${a}: [local/m1, cloud/m2]\n`).join(''),
+    ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision'].map((a) => `  ${a}: [local/m1, cloud/m2]\n`).join('') +
+    '  mana/embed: { kind: embedding, embedding_space: s, chain: [local/e1] }\n',
 );
 
 describe('GatewayMetrics', () => {
