@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '@mana/llm-router';
 import { refusingPort, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
-import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
+import { aliasesYaml, chatOnce, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const ADMIN_KEY = 'admin-key-for-e2e-7d1f';
 const LITERAL_KEY = 'sk-literal-e2e-secret-93kq';
@@ -55,15 +55,7 @@ async function admin(path: string, init: { method?: string; body?: unknown; raw?
   return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) };
 }
 
-async function chat(model: string): Promise<Response> {
-  const res = await fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  await res.text();
-  return res;
-}
+const chat = (model: string): Promise<Response> => chatOnce(gw.url, model);
 
 const file = (): Promise<string> => readFile(gw.configPath, 'utf8');
 
@@ -308,11 +300,7 @@ describe('restart', () => {
     await gw.exited;
     const again = await spawnGateway({ config: 'unused: true\n', args: ['--config', gw.configPath], env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY } });
     try {
-      const res = await fetch(`${again.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'mana/team', messages: [{ role: 'user', content: 'hi' }] }),
-      });
+      const res = await chatOnce(again.url, 'mana/team');
       expect(res.status).toBe(200);
       expect(res.headers.get('x-mana-llm-resolved')).toBe('ok/m');
     } finally {

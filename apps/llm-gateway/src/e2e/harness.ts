@@ -74,6 +74,17 @@ export function aliasesYaml(chains: Record<string, readonly string[]>, fallbackC
   return lines.join('\n') + '\n';
 }
 
+/** One non-stream chat completion to `model` on a gateway without API keys; the body is read (and dropped). */
+export async function chatOnce(url: string, model: string): Promise<Response> {
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  await res.text();
+  return res;
+}
+
 /**
  * A parsed response body in tests: its shape is what the assertions check, so a
  * static type would only restate them.

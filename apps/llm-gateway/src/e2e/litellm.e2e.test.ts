@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingPort, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
-import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
+import { aliasesYaml, chatOnce, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const MASTER_KEY = 'master-key-litellm-e2e-0b6d';
 const DEPLOYMENT_KEY = 'sk-deployment-literal-e2e-77ab';
@@ -34,15 +34,7 @@ async function call(method: string, path: string, body?: unknown, auth: 'bearer'
   return { status: res.status, body: await res.json() };
 }
 
-async function chat(model: string): Promise<Response> {
-  const res = await fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  await res.text();
-  return res;
-}
+const chat = (model: string): Promise<Response> => chatOnce(gw.url, model);
 
 const file = (): Promise<string> => readFile(gw.configPath, 'utf8');
 const deploymentsOf = (info: Json, name: string): Json[] => info.data.filter((d: Json) => d.model_name === name);

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { parseSecrets } from '@mana/llm-router';
+import { secretNameFor, secretsText, storeApiKey } from './secrets-writer.js';
+
+describe('storeApiKey', () => {
+  it('references stay references, written as ${NAME}', () => {
+    expect(storeApiKey('vllm', '${VLLM_KEY}')).toEqual({ kind: 'reference', yaml: '${VLLM_KEY}' });
+    expect(storeApiKey('vllm', 'os.environ/VLLM_KEY')).toEqual({ kind: 'reference', yaml: '${VLLM_KEY}' });
+  });
+
+  it('a literal key becomes a secret under a generated name; the YAML gets only the reference', () => {
+    expect(storeApiKey('local-vllm', 'sk-abc')).toEqual({
+      kind: 'secret',
+      yaml: '${MANA_LLM_SECRET_LOCAL_VLLM_API_KEY}',
+      name: 'MANA_LLM_SECRET_LOCAL_VLLM_API_KEY',
+      value: 'sk-abc',
+    });
+  });
+
+  it('refuses multi-line, empty and over-long keys without quoting them', () => {
+    for (const key of ['sk-a\nINJECTED=1', '   ', 'k'.repeat(4097)]) {
+      const stored = storeApiKey('p', key);
+      expect(stored.kind).toBe('invalid');
+      expect(JSON.stringify(stored)).not.toContain(key.trim() === '' ? 'never' : key);
+    }
+  });
+});
+
+describe('secretsText', () => {
+  it('is read back by the router as written', () => {
+    const secrets = new Map([[secretNameFor('b'), 'sk-b=with=equals'], [secretNameFor('a'), 'sk-a']]);
+    const text = secretsText(secrets);
+    expect(text.split('\n')[1]).toBe('MANA_LLM_SECRET_A_API_KEY=sk-a');
+    expect(parseSecrets(text, 'x')).toEqual(secrets);
+  });
+});
