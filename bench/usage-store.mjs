@@ -1,6 +1,6 @@
 // Usage store query answers over a million stored requests (issue: "well under
 // 100 ms"). Fills a fresh store (SQLite file, and PostgreSQL when asked) with
-// requests spread over the last 30 days — 10 % rescued by failover, 2 % failed —
+// requests spread evenly over the last 30 days, written oldest first as the gateway writes them — 10 % rescued by failover, 2 % failed —
 // then times each query of the usage API: median and max of repeated runs.
 //
 //   node bench/usage-store.mjs [--requests=1000000] [--engines=sqlite,postgres] [--runs=15] [--out=FILE]
@@ -22,7 +22,7 @@ const OUT = option('out', undefined);
 const DAY = 86_400_000;
 const log = (line) => process.stderr.write(`[usage-bench] ${line}\n`);
 
-const { UsageStore } = await import(path.join(repoRoot, 'packages/llm-usage-store/dist/index.js'));
+const { UsageStore, rowId } = await import(path.join(repoRoot, 'packages/llm-usage-store/dist/index.js'));
 
 const ALIASES = ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision'];
 const TARGETS = [
@@ -71,7 +71,7 @@ function makeRecord(random, now) {
   const final = attempts.at(-1);
   return {
     requestId: randomUUID(),
-    time: now - Math.floor(random() * 30 * DAY),
+    time: now,
     keyFingerprint: 'k:bench',
     alias,
     model: alias,
@@ -97,9 +97,15 @@ async function fill(store, now) {
   const random = lcg(42);
   const started = performance.now();
   const BATCH = 5_000;
+  // Oldest first, as the gateway writes them: records arrive in time order.
+  const step = (30 * DAY) / REQUESTS;
   for (let done = 0; done < REQUESTS; done += BATCH) {
     const batch = [];
-    for (let i = 0; i < Math.min(BATCH, REQUESTS - done); i++) batch.push({ id: randomUUID(), record: makeRecord(random, now) });
+    for (let i = 0; i < Math.min(BATCH, REQUESTS - done); i++) {
+      const record = makeRecord(random, now);
+      record.time = Math.floor(now - 30 * DAY + (done + i) * step);
+      batch.push({ id: rowId(record.time), record });
+    }
     await store.write(batch);
     if ((done / BATCH) % 40 === 0) log(`  ${done.toLocaleString('en')} written`);
   }

@@ -25,8 +25,11 @@ export async function refusingPort(): Promise<number> {
   return freedEphemeralPort();
 }
 
-/** Fallback when every privileged candidate is taken: a port just released (small race, but rare). */
-function freedEphemeralPort(): Promise<number> {
+/**
+ * A loopback port just released by the OS (a small race, but rare): the fallback when every
+ * privileged candidate is taken, and a free port for a server a test starts (PostgreSQL).
+ */
+export function freedEphemeralPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -9,11 +9,11 @@
  */
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freedEphemeralPort } from './ports.js';
 
 const run = promisify(execFile);
 
@@ -90,7 +90,7 @@ async function throwawayCluster(): Promise<TestPostgres> {
   }
   const data = join(dir, 'data');
   const logFile = join(dir, 'server.log');
-  const port = await freePort();
+  const port = await freedEphemeralPort();
   const asOwner = (tool: string, args: string[]) =>
     asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]) : run(join(bin, tool), args);
 
@@ -123,16 +123,4 @@ async function throwawayCluster(): Promise<TestPostgres> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = address !== null && typeof address === 'object' ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -9,7 +9,7 @@
  * Loss bound on `kill -9`: the records queued since the last successful batch,
  * i.e. at most `flushIntervalMs` of traffic while the database is healthy.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { RequestRecord } from './types.js';
 import type { IdentifiedRecord } from './write-records.js';
 
@@ -85,7 +85,7 @@ export class BatchWriter {
   /** O(1), never throws, never waits: the request path calls this. */
   record(record: RequestRecord): void {
     if (this.stopped) return;
-    this.queue.push({ id: randomUUID(), record });
+    this.queue.push({ id: rowId(record.time), record });
     if (this.size > this.maxQueued) this.dropOldest(this.size - this.maxQueued);
   }
 
@@ -197,4 +197,13 @@ export class BatchWriter {
       this.head = 0;
     }
   }
+}
+
+/**
+ * A unique row id that sorts by time (epoch ms in base 36, then 64 random bits):
+ * rows arrive in time order, so the primary-key index only ever grows at its
+ * end instead of taking inserts at random places (which a UUID would cause).
+ */
+export function rowId(time: number): string {
+  return `${Math.max(0, Math.floor(time)).toString(36).padStart(9, '0')}-${randomBytes(8).toString('hex')}`;
 }
