@@ -2,7 +2,7 @@
 // @portkey-ai/gateway 1.15.2, all against the same fast loopback fake upstream,
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
-//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,latency,throughput,failover,memory]
+//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,usage,latency,throughput,failover,memory]
 //                      [--out=DIR] [--log-level=info] [--no-auth]
 //
 // --log-level and --no-auth change how our gateway runs (default: request logs
@@ -152,12 +152,20 @@ async function main() {
 
     const clients = [createClient({ name: 'direct', url: upstream.url, model: 'fast', headers: { authorization: `Bearer ${UPSTREAM_KEY}` } })];
     let ours;
+    let oursUsageOff;
     let portkey;
     if (haveOurs) {
       ours = await startManaGateway({ configPath, env: oursEnv, logLevel });
       stops.push(ours.stop);
       clients.push(createClient({ name: 'ours', url: ours.url, model: 'mana/fast-text', headers: clientAuth }));
       log(`our gateway on ${ours.url} (pid ${ours.pid})`);
+      if (!skip.has('usage')) {
+        // The same gateway with usage recording off: what recording costs, paired round by round.
+        oursUsageOff = await startManaGateway({ configPath, env: oursEnv, logLevel, args: ['--usage', 'off'] });
+        stops.push(oursUsageOff.stop);
+        clients.push(createClient({ name: 'ours_usage_off', url: oursUsageOff.url, model: 'mana/fast-text', headers: clientAuth }));
+        log(`our gateway with --usage off on ${oursUsageOff.url} (pid ${oursUsageOff.pid})`);
+      }
     }
     const portkeyHeaders = {
       authorization: `Bearer ${UPSTREAM_KEY}`,
@@ -188,6 +196,12 @@ async function main() {
         streamFirstByte: addedLatency(streamed, 'direct', 'ttfb'),
         streamLastByte: addedLatency(streamed, 'direct', 'total'),
       };
+      if (oursUsageOff) {
+        results.usageRecording = {
+          nonStreamAddedMs: addedLatency(plain, 'ours_usage_off', 'total').ours.added,
+          streamLastByteAddedMs: addedLatency(streamed, 'ours_usage_off', 'total').ours.added,
+        };
+      }
     }
 
     // 2. Throughput, load from a separate process.
@@ -202,6 +216,7 @@ async function main() {
           model: 'fast',
         },
         ours && { name: 'ours', url: `${ours.url}/v1/chat/completions`, headers: clientAuth, model: 'mana/fast-text' },
+        oursUsageOff && { name: 'ours_usage_off', url: `${oursUsageOff.url}/v1/chat/completions`, headers: clientAuth, model: 'mana/fast-text' },
         portkey && { name: 'portkey', url: `${portkey.url}/v1/chat/completions`, headers: portkeyHeaders, model: 'fast' },
       ].filter(Boolean);
       for (const target of targets) {
@@ -212,6 +227,20 @@ async function main() {
         const fixed = await runLoad({ mode: 'rate', url: target.url, headers: target.headers, body, rate: SIZES.rate, durationS: SIZES.loadS });
         results.throughput[target.name] = { max, fixed };
       }
+    }
+
+    // Usage recording on (the default) vs --usage off, both measured in this run.
+    const rec = results.usageRecording;
+    const tOn = results.throughput?.ours?.max?.requestsPerSec;
+    const tOff = results.throughput?.ours_usage_off?.max?.requestsPerSec;
+    if (rec || (tOn && tOff)) {
+      results.usageRecording = { ...rec, maxRequestsPerSec: tOn && tOff ? { on: tOn, off: tOff, change: tOn / tOff - 1 } : undefined };
+      const parts = [];
+      if (rec) parts.push(`median added ${rec.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ${rec.streamLastByteAddedMs.median.toFixed(3)} ms streaming (paired per round)`);
+      if (tOn && tOff) parts.push(`max ${Math.round(tOn)} vs ${Math.round(tOff)} req/s (${((tOn / tOff - 1) * 100).toFixed(1)} %)`);
+      const line = `usage recording on vs --usage off (goal: ≤ 0.02 ms median, ≥ −5 % max throughput): ${parts.join('; ')}`;
+      results.notes.push(line);
+      log(line);
     }
 
     // 3. Failover cost (ours).

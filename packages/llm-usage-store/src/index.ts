@@ -11,6 +11,7 @@ export {
 } from './batch-writer.js';
 export type { BatchSink, BatchWriterOptions, BatchWriterStatus } from './batch-writer.js';
 export type { IdentifiedRecord } from './write-records.js';
+export { WorkerSink, workerAvailable } from './worker-sink.js';
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './query-requests.js';
 export { SUMMARY_GROUPS } from './query-summary.js';
 export { LATEST_SCHEMA_VERSION } from './migrations.js';

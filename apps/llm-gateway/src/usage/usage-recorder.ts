@@ -5,7 +5,7 @@
  * Nothing here runs on a request's path except `record()`, which only queues.
  */
 import { join } from 'node:path';
-import { BatchWriter, UsageStore, type BatchWriterStatus, type RequestRecord } from '@mana/llm-usage-store';
+import { BatchWriter, UsageStore, WorkerSink, workerAvailable, type BatchWriterStatus, type RequestRecord, type StoreLocation } from '@mana/llm-usage-store';
 import type { Logger } from '../logging.js';
 
 export const USAGE_DATABASE_FILE = 'usage.sqlite';
@@ -25,22 +25,27 @@ export interface UsageStatus extends BatchWriterStatus {
 }
 
 export class UsageRecorder {
+  /** For queries (the usage API) and retention; writes go through `sink`. */
   readonly store: UsageStore;
+  /** Batches are written on a worker thread (the built package), so no write ever runs on the request loop. */
+  private readonly sink: WorkerSink | UsageStore;
   private readonly writer: BatchWriter;
   private readonly pruneTimer: NodeJS.Timeout;
   private firstPrune: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: UsageRecorderOptions) {
     const { logger } = options;
+    const location: StoreLocation =
+      options.databaseUrl === undefined
+        ? { kind: 'sqlite', file: join(options.dataDir, USAGE_DATABASE_FILE) }
+        : { kind: 'postgres', url: options.databaseUrl };
     this.store = new UsageStore({
-      location:
-        options.databaseUrl === undefined
-          ? { kind: 'sqlite', file: join(options.dataDir, USAGE_DATABASE_FILE) }
-          : { kind: 'postgres', url: options.databaseUrl },
+      location,
       onBackgroundError: (error) => logger.warn({ err: { message: error.message } }, 'usage store connection error'),
     });
     let failingSince: number | undefined;
-    this.writer = new BatchWriter(this.store, {
+    this.sink = workerAvailable() ? new WorkerSink(location) : this.store;
+    this.writer = new BatchWriter(this.sink, {
       onDropped: (dropped) => logger.warn({ dropped }, 'usage events dropped: the usage store cannot keep up or is failing'),
       onWriteError: (error) => {
         // One line when the store starts failing, not one per retry.
@@ -83,6 +88,7 @@ export class UsageRecorder {
     clearInterval(this.pruneTimer);
     clearTimeout(this.firstPrune);
     await this.writer.close(timeoutMs);
+    if (this.sink !== this.store) await this.sink.close();
     await this.store.close();
   }
 

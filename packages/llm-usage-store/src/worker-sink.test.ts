@@ -1,0 +1,39 @@
+/**
+ * The worker-thread sink, as the gateway runs it: from the built package
+ * (`dist/`, built before tests by turbo), on a real SQLite file.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { request } from './test-records.js';
+
+const built = (await import(new URL('../dist/index.js', import.meta.url).href)) as typeof import('./index.js');
+const dir = mkdtempSync(join(tmpdir(), 'mana-usage-worker-'));
+const file = join(dir, 'usage.sqlite');
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('worker sink (built)', () => {
+  it('is available from the build and writes batches on its own thread; a lock fails the write, then writes go through', async () => {
+    expect(built.workerAvailable()).toBe(true);
+    const sink = new built.WorkerSink({ kind: 'sqlite', file });
+    const store = new built.UsageStore({ location: { kind: 'sqlite', file } });
+    try {
+      await sink.write([{ id: built.rowId(1), record: request({ requestId: 'first' }) }]);
+      expect((await store.requests({})).requests.map((r) => r.requestId)).toEqual(['first']);
+
+      const other = new BetterSqlite3(file);
+      other.exec('BEGIN EXCLUSIVE');
+      await expect(sink.write([{ id: built.rowId(2), record: request({ requestId: 'locked' }) }])).rejects.toThrow(/locked/);
+      other.exec('ROLLBACK');
+      other.close();
+      await sink.write([{ id: built.rowId(3), record: request({ requestId: 'after' }) }]);
+      expect((await store.requests({})).requests.map((r) => r.requestId).sort()).toEqual(['after', 'first']);
+    } finally {
+      await sink.close();
+      await store.close();
+    }
+  });
+});
