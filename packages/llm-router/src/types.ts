@@ -173,7 +173,8 @@ export type AttemptOutcome = 'ok' | 'skipped' | 'failed' | 'rejected' | 'aborted
 /**
  * One planned target and what happened to it.
  * `reason` values: skipped (no upstream call) → `unhealthy` | `cooling_down` | `unconfigured: <why>` | `model_missing` |
- * `unsupported_request` (the request cannot be expressed in the target's protocol);
+ * `unsupported_request` (the request cannot be expressed in the target's protocol) |
+ * `unsupported_parameter` (the target's protocol cannot honour a request parameter, named in `detail`);
  * failed → `connect_refused` | `connect_reset` | `dns` | `connect_timeout` | `first_byte_timeout` |
  * `socket_closed` | `http_<status>` | `stream_error` | `empty_response` | `empty_stream` | `invalid_response` |
  * `response_too_large` (past a `max_*_bytes` setting) | `invalid_embeddings` (wrong vector count, mixed or unrequested dimensions);

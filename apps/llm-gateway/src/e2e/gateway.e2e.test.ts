@@ -76,6 +76,7 @@ beforeAll(async () => {
         'mana/slow-stream': ['cloud/slow-stream'],
         'mana/local': ['gpu/g1', 'cloud/m2'],
         'mana/local-then-dead': ['gpu/g1', 'gone/m1'],
+        'mana/local-only': ['gpu/g1'],
       },
       ['cloud/m2'],
     );
@@ -323,6 +324,28 @@ describe('errors', () => {
       expect.objectContaining({ target: 'gpu/g1', outcome: 'skipped' }),
       expect.objectContaining({ target: 'gone/m1', outcome: 'failed' }),
     ]);
+  });
+
+  it('a parameter Ollama cannot honour skips its target before any call; with no other target → 400 unsupported_parameter', async () => {
+    const before = gpu.count('g1');
+    const res = await post('/v1/chat/completions', JSON.stringify({ model: 'mana/local', messages: user, n: 2 }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-mana-llm-resolved')).toBe('cloud/m2');
+    expect(res.headers.get('x-mana-llm-attempts')).toBe('1');
+    const first = (l: Json): Json => (Array.isArray(l.attempts) ? l.attempts[0] : undefined);
+    const line = await gw.waitForLog((l) => l.msg === 'request' && l.alias === 'mana/local' && first(l)?.reason === 'unsupported_parameter');
+    expect(first(line)).toMatchObject({ target: 'gpu/g1', outcome: 'skipped' });
+
+    const refused = await post('/v1/chat/completions', JSON.stringify({ model: 'mana/local-only', messages: user, logprobs: true }));
+    expect(refused.status).toBe(400);
+    const json = await jsonOf(refused);
+    expect(json.error).toMatchObject({ code: 'unsupported_parameter', type: 'invalid_request_error', param: 'logprobs' });
+    expect(json.error.message).toContain('gpu/g1');
+    expect(json.error.attempts).toEqual([expect.objectContaining({ target: 'gpu/g1', outcome: 'skipped', reason: 'unsupported_parameter' })]);
+    expect(refused.headers.get('x-mana-llm-attempts')).toBe('0');
+    expect(gpu.count('g1')).toBe(before);
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).toMatch(/mana_llm_fallback_total\{from_model="gpu\/g1",to_model="cloud\/m2",reason="unsupported_parameter"\} 1/);
   });
 
   it('a stream failing after the first byte ends with an error event and no [DONE]', async () => {

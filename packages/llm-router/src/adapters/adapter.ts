@@ -100,6 +100,8 @@ export interface StreamOpen {
 export type AdapterStream = StreamOpen | HttpFailure;
 
 export interface Adapter {
+  /** The first request parameter this protocol cannot honour: the target is skipped before any call. */
+  unsupportedParameter(body: ChatRequestBody): string | undefined;
   /** Non-streaming call. */
   complete(call: AdapterCall): Promise<AdapterResponse>;
   /** Streaming call; resolves when the response headers arrive. */

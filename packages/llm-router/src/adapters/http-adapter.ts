@@ -1,4 +1,4 @@
-import type { EmbeddingRequestBody, ProviderConfig } from '../types.js';
+import type { ChatRequestBody, EmbeddingRequestBody, ProviderConfig } from '../types.js';
 import type { Adapter, AdapterCall, AdapterResponse, AdapterStream, StreamDecoder } from './adapter.js';
 import { openBody } from './body-chunks.js';
 import { clientAskedUsage } from './stream-usage.js';
@@ -20,6 +20,8 @@ export interface Dialect {
   readonly modelsPath: string;
   /** Names the listing in probe errors (`<listingName> answered 503`). */
   readonly listingName: string;
+  /** The first request parameter this protocol cannot honour (the target is then skipped), or undefined. */
+  unsupportedParameter(body: ChatRequestBody): string | undefined;
   /** The upstream request body; may throw `UnsupportedRequestError` before any network call. */
   toRequestBody(call: AdapterCall, stream: boolean): unknown;
   /** A parsed non-stream answer → OpenAI `chat.completion`; throws `InvalidResponseError`. */
@@ -56,6 +58,10 @@ export class HttpAdapter implements Adapter {
     private readonly dialect: Dialect,
     private readonly dispatchers: Dispatchers,
   ) {}
+
+  unsupportedParameter(body: ChatRequestBody): string | undefined {
+    return this.dialect.unsupportedParameter(body);
+  }
 
   complete(call: AdapterCall): Promise<AdapterResponse> {
     const p = this.prepare(call.provider);

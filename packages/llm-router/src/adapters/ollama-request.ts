@@ -19,7 +19,8 @@ export function toOllamaRequest(
     stream,
     options: translateOptions(body, provider.options),
   };
-  if (Array.isArray(body.tools) && body.tools.length > 0) out.tools = body.tools;
+  // `tool_choice: none` is honoured by not offering the tools (other choices are refused before, see ollama-parameters.ts).
+  if (Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none') out.tools = body.tools;
   const format = translateFormat(body.response_format);
   if (format !== undefined) out.format = format;
   if (body.keep_alive !== undefined) out.keep_alive = body.keep_alive;

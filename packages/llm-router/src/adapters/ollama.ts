@@ -2,6 +2,7 @@ import { InvalidResponseError } from './adapter.js';
 import { fromOllamaEmbeddings, toOllamaEmbedRequest } from './embeddings.js';
 import type { Dialect } from './http-adapter.js';
 import { isObject } from './http.js';
+import { ollamaUnsupportedParameter } from './ollama-parameters.js';
 import { toOllamaRequest } from './ollama-request.js';
 import { OllamaStreamDecoder, toOpenAICompletion } from './ollama-response.js';
 
@@ -11,6 +12,8 @@ export const ollamaDialect: Dialect = {
   embedPath: '/api/embed',
   modelsPath: '/api/tags',
   listingName: 'model listing',
+
+  unsupportedParameter: ollamaUnsupportedParameter,
 
   toRequestBody(call, stream) {
     // Translation may throw UnsupportedRequestError before any network call.

@@ -16,6 +16,9 @@ export const openAICompatibleDialect: Dialect = {
   modelsPath: '/models',
   listingName: 'models listing',
 
+  // Passed through as sent: the upstream itself says what it does not support.
+  unsupportedParameter: () => undefined,
+
   toRequestBody(call, stream) {
     // Pass the caller's body through; only `model` (and `stream`, if it disagrees) change,
     // and a stream always asks for usage (the decoder hides it again from a client that did not).

@@ -6,6 +6,7 @@ import { buildPlan } from '../plan/build-plan.js';
 import type {
   AliasConfig,
   Attempt,
+  ChatRequestBody,
   AttemptEvent,
   ConfigSnapshot,
   Operation,
@@ -82,6 +83,9 @@ export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, 
 }
 
 class AttemptRun {
+  /** The first request parameter some target could not honour. */
+  private unsupportedParam: string | undefined;
+
   constructor(
     private readonly snapshot: ConfigSnapshot,
     private readonly request: RouterRequest,
@@ -104,8 +108,15 @@ class AttemptRun {
       let retriable = false; // some skip was for a transient reason (try_anyway may override it)
       for (const target of this.plan) {
         const provider = this.snapshot.providers.get(target.provider);
-        const check = this.deps.health.check(target, provider);
         const adapter = provider === undefined ? undefined : this.deps.adapters.get(provider.type);
+        // Before health: a target that cannot honour the request is no option whatever its state.
+        const param = this.config.kind === 'chat' ? adapter?.unsupportedParameter(this.request.body as ChatRequestBody) : undefined;
+        if (param !== undefined) {
+          this.log.add(target, 'skipped', 'unsupported_parameter', 0, { detail: `${provider!.type} cannot honour \`${param}\`` });
+          this.unsupportedParam ??= param;
+          continue;
+        }
+        const check = this.deps.health.check(target, provider);
         if (!check.ok && !(ignoreHealth && isTransient(check.kind))) {
           this.log.add(target, 'skipped', check.reason, 0, {
             detail: check.until === undefined ? undefined : `until ${new Date(check.until).toISOString()}`,
@@ -193,6 +204,13 @@ class AttemptRun {
   /** Every target refused the request before any call: waiting or retrying cannot help, the request must change. */
   private unsupported(): RouterError {
     const outcome = this.log.outcome(undefined);
+    const param = this.unsupportedParam;
+    if (param !== undefined && outcome.attempts.some((a) => a.reason === 'unsupported_parameter')) {
+      return new RouterError('unsupported_parameter', `no target of ${this.config.name} can honour \`${param}\`: ${summarize(outcome.attempts)}`, {
+        outcome,
+        param,
+      });
+    }
     return new RouterError('unsupported_request', `no target of ${this.config.name} can take this request: ${summarize(outcome.attempts)}`, {
       outcome,
     });
@@ -206,7 +224,7 @@ class AttemptRun {
 
 /** A skip because the target cannot take this request (not because of its health). */
 function isRefusal(attempt: Attempt): boolean {
-  return attempt.outcome === 'skipped' && attempt.reason === 'unsupported_request';
+  return attempt.outcome === 'skipped' && (attempt.reason === 'unsupported_request' || attempt.reason === 'unsupported_parameter');
 }
 
 /** An alias on the wrong route: a chat alias asked for embeddings, or the reverse. */
