@@ -83,25 +83,28 @@ async function throwawayCluster(): Promise<TestPostgres> {
   }
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'mana-pg-'));
-  if (asRoot) {
-    const { stdout: uid } = await run('id', ['-u', 'postgres']);
-    const { stdout: gid } = await run('id', ['-g', 'postgres']);
-    chownSync(dir, Number(uid.trim()), Number(gid.trim()));
-  }
   const data = join(dir, 'data');
   const logFile = join(dir, 'server.log');
-  const port = await freedEphemeralPort();
   const asOwner = (tool: string, args: string[]) =>
     asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]) : run(join(bin, tool), args);
-
-  // Durability is not what these tests are about: fsync off makes the cluster start in ~1 s.
-  await asOwner('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
-  const serverOptions = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c full_page_writes=off`;
+  let port = 0;
+  let serverOptions = '';
   const start = () => asOwner('pg_ctl', ['-D', data, '-l', logFile, '-o', serverOptions, '-w', '-t', '30', 'start']);
   const stopServer = () => asOwner('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop']);
   try {
+    if (asRoot) {
+      const { stdout: uid } = await run('id', ['-u', 'postgres']);
+      const { stdout: gid } = await run('id', ['-g', 'postgres']);
+      chownSync(dir, Number(uid.trim()), Number(gid.trim()));
+    }
+    port = await freedEphemeralPort();
+    serverOptions = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c full_page_writes=off`;
+    // Durability is not what these tests are about: fsync off makes the cluster start in ~1 s.
+    await asOwner('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
     await start();
   } catch (error) {
+    // Nothing half-made stays behind: no folder, no server.
+    await stopServer().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
