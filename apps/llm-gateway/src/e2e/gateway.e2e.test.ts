@@ -41,6 +41,13 @@ function findPromtool(): string | undefined {
 beforeAll(async () => {
   cloud = await startFakeOpenAI();
   cloud.on('m2', { kind: 'answer', content: ANSWER, chunks: 3, headers: { 'x-ratelimit-remaining-requests': '42' } });
+  // A proxy's HTML page in place of the upstream's JSON, and rate-limit headers the upstream marks hop-by-hop.
+  cloud.on('proxy-page', {
+    kind: 'status',
+    status: 413,
+    body: `<html><head><title>413 Request Entity Too Large</title></head><body><h1>Request Entity Too Large</h1>${'<p>nginx</p>'.repeat(200)}</body></html>`,
+    headers: { 'content-type': 'text/html', connection: 'keep-alive, x-ratelimit-limit-requests', 'x-ratelimit-limit-requests': '100', 'x-ratelimit-remaining-requests': '7' },
+  });
   cloud.on('bad-request', {
     kind: 'status',
     status: 400,
@@ -71,6 +78,7 @@ beforeAll(async () => {
         'mana/structured': ['nokey/m3'],
         'mana/reasoning': ['cloud/fail-a', 'cloud/fail-b'],
         'mana/relay400': ['cloud/bad-request', 'cloud/m2'],
+        'mana/proxy-page': ['cloud/proxy-page', 'cloud/m2'],
         'mana/cut': ['cloud/cut', 'cloud/m2'],
         'mana/hang': ['cloud/hang'],
         'mana/slow-stream': ['cloud/slow-stream'],
@@ -281,6 +289,23 @@ describe('errors', () => {
     expect(res.headers.get('x-mana-llm-resolved')).toBe('cloud/bad-request');
     expect(res.headers.get('x-mana-llm-attempts')).toBe('1');
     expect(cloud.count('m2')).toBe(before);
+  });
+
+  it('an upstream 4xx that is not JSON (a proxy page) is wrapped OpenAI-shaped, status kept; Connection-named headers are not relayed', async () => {
+    const res = await post('/v1/chat/completions', JSON.stringify({ model: 'mana/proxy-page', messages: user }));
+    expect(res.status).toBe(413);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    const json = await jsonOf(res);
+    expect(json.error).toMatchObject({ type: 'invalid_request_error', code: 'upstream_error', param: null });
+    expect(json.error.message).toContain('413 Request Entity Too Large');
+    expect(json.error.message).not.toContain('<');
+    expect(json.error.message.length).toBeLessThan(700);
+    // The SDK can parse it as an API error.
+    const error = await client.chat.completions.create({ model: 'mana/proxy-page', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('upstream_error');
+    expect(res.headers.get('x-ratelimit-remaining-requests')).toBe('7');
+    expect(res.headers.get('x-ratelimit-limit-requests')).toBeNull();
   });
 
   it('nothing attempted → 503 no_healthy_provider with Retry-After and every target', async () => {

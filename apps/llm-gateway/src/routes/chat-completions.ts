@@ -16,6 +16,7 @@ import { ClientAbort } from '../http/client-abort.js';
 import { discardBodyThenClose } from '../http/linger.js';
 import { fromRouterError, gatewayError, type GatewayError } from '../http/errors.js';
 import { sendError, sendJson, sendText, type Headers } from '../http/respond.js';
+import { upstreamErrorBody } from '../http/upstream-error-body.js';
 import { exceedsJsonDepth } from '../http/json-depth.js';
 import { MAX_JSON_DEPTH, validateChatRequest, type ChatValidationError } from '../http/validate-chat.js';
 import { validateEmbeddingRequest, type EmbeddingValidationError } from '../http/validate-embeddings.js';
@@ -217,7 +218,8 @@ async function serve(endpoint: RoutedEndpoint, ctx: GatewayContext, req: Incomin
   if (result.kind === 'upstream_error') {
     // The request itself was refused upstream (400, 422, …): every target would say the same.
     ex.code = `upstream_${result.status}`;
-    sendText(res, ctx.state, result.status, result.contentType ?? 'application/json', result.body, headers);
+    const relayed = upstreamErrorBody(result.status, result.contentType, result.body);
+    sendText(res, ctx.state, result.status, relayed.contentType, relayed.body, headers);
     return;
   }
   ex.usage = result.usage;

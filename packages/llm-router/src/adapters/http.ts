@@ -83,16 +83,29 @@ export function bodyTimeout(target: TargetConfig): number {
   return target.settings.firstByteTimeoutMs;
 }
 
-/** Keeps only `x-ratelimit-*` and `retry-after`, the headers a caller may want relayed. */
+/**
+ * Keeps only `x-ratelimit-*` and `retry-after`, the headers a caller may want
+ * relayed — and of those, none the upstream names in its own `Connection`
+ * header: those are hop-by-hop, meant for this connection only (RFC 9110 §7.6.1).
+ */
 export function relayHeaders(headers: IncomingHttpHeaders): RelayHeaders {
   const out: RelayHeaders = {};
+  const connection = headers.connection;
+  const hopByHop = typeof connection === 'string' ? connection.toLowerCase() : '';
   for (const key in headers) {
     if (key === 'retry-after' || key.startsWith('x-ratelimit-')) {
+      if (hopByHop.includes(key) && namesHeader(hopByHop, key)) continue;
       const value = headers[key];
       if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
     }
   }
   return out;
+}
+
+/** Whether a `Connection` header value (lower case) lists `name` as one of its comma-separated tokens. */
+function namesHeader(connection: string, name: string): boolean {
+  for (const token of connection.split(',')) if (token.trim() === name) return true;
+  return false;
 }
 
 /** A non-2xx stream answer: its body read up to `max_error_body_bytes` (truncated beyond). */
