@@ -9,7 +9,7 @@
 // at info, client API keys on, as in production) for A/B experiments; results
 // of such runs say so in their notes.
 //
-// Sections: latency (sequential, interleaved rounds), throughput (separate
+// Sections: latency (sequential, interleaved rounds; chat and embeddings), throughput (separate
 // load process), failover cost, memory with 1,000 open streams.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -157,7 +157,7 @@ async function main() {
     if (haveOurs) {
       ours = await startManaGateway({ configPath, env: oursEnv, logLevel });
       stops.push(ours.stop);
-      clients.push(createClient({ name: 'ours', url: ours.url, model: 'mana/fast-text', headers: clientAuth }));
+      clients.push(createClient({ name: 'ours', url: ours.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
       log(`our gateway on ${ours.url} (pid ${ours.pid})`);
       if (!skip.has('usage')) {
         // The same gateway with usage recording off: what recording costs, paired round by round.
@@ -191,10 +191,13 @@ async function main() {
       const plain = await interleavedRounds(clients, { ...SIZES, stream: false });
       log('latency: streaming…');
       const streamed = await interleavedRounds(clients, { ...SIZES, stream: true });
+      log('latency: embeddings (one input, 768 floats)…');
+      const embedded = await interleavedRounds(clients, { ...SIZES, embeddings: true });
       results.latency = {
         nonStream: addedLatency(plain, 'direct', 'total'),
         streamFirstByte: addedLatency(streamed, 'direct', 'ttfb'),
         streamLastByte: addedLatency(streamed, 'direct', 'total'),
+        embeddings: addedLatency(embedded, 'direct', 'total'),
       };
       if (oursUsageOff) {
         results.usageRecording = {

@@ -1,4 +1,5 @@
-// The floor: the least a Node reverse proxy can do for one chat completion —
+// The floor: the least a Node reverse proxy can do for one chat completion (or
+// embeddings request: the path is passed on as received) —
 // node:http server, body read, one undici keep-alive Pool request (the same
 // client library and version our router uses), response relayed chunk by
 // chunk. No routing, validation, auth, logging or metrics. What our gateway
@@ -22,7 +23,7 @@ const server = http.createServer({ keepAliveTimeout: 5_000, noDelay: true }, (re
   req.on('end', async () => {
     try {
       const upstream = await pool.request({
-        path: '/v1/chat/completions',
+        path: req.url,
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
         body: parts.length === 1 ? parts[0] : Buffer.concat(parts),

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
  * A target the benchmark talks to: a base URL, the headers its routing needs
  * and the model name to send.
  */
-export function createClient({ name, url, headers = {}, model, maxSockets = 1 }) {
+export function createClient({ name, url, headers = {}, model, embeddingModel = model, maxSockets = 1 }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
   const { hostname, port } = new URL(url);
   const bodies = new Map();
@@ -22,6 +22,7 @@ export function createClient({ name, url, headers = {}, model, maxSockets = 1 })
     }
     return buffer;
   }
+  const embedBody = Buffer.from(JSON.stringify({ model: embeddingModel, input: 'Say hello.' }));
   return {
     name,
     url,
@@ -29,6 +30,10 @@ export function createClient({ name, url, headers = {}, model, maxSockets = 1 })
     model,
     agent,
     close: () => agent.destroy(),
+    /** One embeddings request (`POST /v1/embeddings`, one input, floats): status, ttfbMs, totalMs, body when asked. */
+    embed({ keepBody = false } = {}) {
+      return send({ agent, hostname, port, headers, payload: embedBody, path: '/v1/embeddings', keepBody });
+    },
     /**
      * One chat completion. Resolves with status, time to first body byte and
      * to the last byte (ms), response headers, and the body text when asked.
@@ -37,46 +42,51 @@ export function createClient({ name, url, headers = {}, model, maxSockets = 1 })
       const payload = modelOverride
         ? Buffer.from(JSON.stringify({ model: modelOverride, stream, messages: [{ role: 'user', content: 'Say hello.' }] }))
         : body(stream);
-      return new Promise((resolve, reject) => {
-        const started = performance.now();
-        const req = postChat({ agent, hostname, port, headers, payload, signal }, (res) => {
-          let firstByte;
-          const parts = keepBody ? [] : undefined;
-          res.on('data', (part) => {
-            if (firstByte === undefined) firstByte = performance.now();
-            parts?.push(part);
-          });
-          res.on('end', () => {
-            const ended = performance.now();
-            resolve({
-              status: res.statusCode,
-              headers: res.headers,
-              ttfbMs: (firstByte ?? ended) - started,
-              totalMs: ended - started,
-              body: parts ? Buffer.concat(parts).toString('utf8') : undefined,
-            });
-          });
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-      });
+      return send({ agent, hostname, port, headers, payload, signal, keepBody });
     },
   };
 }
 
+/** One POST, timed: status, time to first body byte and to the last byte (ms), headers, body when asked. */
+function send({ agent, hostname, port, headers, payload, signal, path, keepBody }) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = postChat({ agent, hostname, port, headers, payload, signal, path }, (res) => {
+      let firstByte;
+      const parts = keepBody ? [] : undefined;
+      res.on('data', (part) => {
+        if (firstByte === undefined) firstByte = performance.now();
+        parts?.push(part);
+      });
+      res.on('end', () => {
+        const ended = performance.now();
+        resolve({
+          status: res.statusCode,
+          headers: res.headers,
+          ttfbMs: (firstByte ?? ended) - started,
+          totalMs: ended - started,
+          body: parts ? Buffer.concat(parts).toString('utf8') : undefined,
+        });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
 /**
- * POSTs a prepared chat body to `/v1/chat/completions` (JSON, with its length)
- * and ends the request: the one request shape every measurement sends.
- * Takes { agent, hostname, port, headers, payload (a Buffer), signal? }; returns the request.
+ * POSTs a prepared body to `path` (default `/v1/chat/completions`; JSON, with
+ * its length) and ends the request: the one request shape every measurement sends.
+ * Takes { agent, hostname, port, headers, payload (a Buffer), signal?, path? }; returns the request.
  */
-export function postChat({ agent, hostname, port, headers, payload, signal }, onResponse) {
+export function postChat({ agent, hostname, port, headers, payload, signal, path = '/v1/chat/completions' }, onResponse) {
   const req = http.request(
     {
       agent,
       hostname,
       port,
       method: 'POST',
-      path: '/v1/chat/completions',
+      path,
       headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length },
       signal,
     },

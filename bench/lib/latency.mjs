@@ -12,7 +12,8 @@ const BLOCK_WARMUP = 5; // unmeasured requests at the start of each block (cache
  * target's deferred work never lands in the next target's measurements.
  * Returns per client the per-round medians of time to first byte and to last byte.
  */
-export async function interleavedRounds(clients, { rounds, perRound, warmup, stream }) {
+export async function interleavedRounds(clients, { rounds, perRound, warmup, stream, embeddings = false }) {
+  const expectOk = embeddings ? expectVectors : expectCompletion;
   for (const client of clients) {
     for (let i = 0; i < warmup; i += 1) await expectOk(client, stream);
   }
@@ -45,7 +46,15 @@ function shuffle(list) {
   return out;
 }
 
-async function expectOk(client, stream) {
+/** An embeddings request (`embeddings: true`): 200 with one vector, checked on the warmup and every measured call alike. */
+async function expectVectors(client) {
+  const result = await client.embed({ keepBody: true });
+  if (result.status !== 200) throw new Error(`${client.name}: embeddings status ${result.status}`);
+  if (!result.body.includes('"embedding"')) throw new Error(`${client.name}: embeddings answer without a vector`);
+  return result;
+}
+
+async function expectCompletion(client, stream) {
   const result = await client.chat({ stream, keepBody: stream });
   if (result.status !== 200) throw new Error(`${client.name}: status ${result.status}`);
   if (stream && !result.body.includes('[DONE]')) throw new Error(`${client.name}: stream without [DONE]`);

@@ -29,10 +29,14 @@ net.Server.prototype.listen = function listenOnLoopback(...args) {
 // body and everything else are untouched; non-streaming responses too.
 // (Checked: Portkey's ~29 ms streaming first byte on the benchmark machine is
 // spent after its upstream fetch resolves, with or without this shim.)
+// Its `/v1/embeddings` passes the upstream response through the same way and
+// fails alike (every embeddings request answers 500), so an embeddings
+// response gets the same copy.
 const originalFetch = globalThis.fetch;
+const isEmbeddings = (input) => String(typeof input === 'object' && input !== null && 'url' in input ? input.url : input).endsWith('/embeddings');
 globalThis.fetch = async function fetchWithMutableStreamHeaders(...args) {
   const response = await originalFetch(...args);
-  if (response.headers.get('content-type')?.includes('text/event-stream')) {
+  if (response.headers.get('content-type')?.includes('text/event-stream') || isEmbeddings(args[0])) {
     Object.defineProperty(response, 'headers', { value: new Headers(response.headers) });
   }
   return response;

@@ -67,6 +67,8 @@ function latencyTable(lat) {
     ['non-streaming (last byte)', lat.nonStream],
     ['streaming, first byte', lat.streamFirstByte],
     ['streaming, last byte', lat.streamLastByte],
+    // Older result files have no embeddings row.
+    ...(lat.embeddings === undefined ? [] : [['embeddings, one input (last byte)', lat.embeddings]]),
   ];
   const lines = [
     '| sequential, ms (median / p99 of per-round medians) | direct | Node floor | ours | Portkey | floor added | ours added | Portkey added | ours ÷ direct | ours added ÷ Portkey added |',

@@ -11,6 +11,10 @@
 //                 path under /hang/ (a base URL for a wholly hanging provider)
 //   anything else answer at once; stream → 3 content chunks + usage + [DONE]
 //
+// POST …/embeddings answers one 768-float vector per input string (the size of
+// nomic-embed-text's), pre-built, so the gateway's parse / check / re-encode of
+// a realistic answer is what gets measured.
+//
 // Protocol with the parent (IPC): sends {ready:true, port}; answers
 // {cmd:'stats'} with {stats:{held, open}}; {cmd:'release'} ends held streams;
 // {cmd:'hang'} makes every later request hang.
@@ -74,6 +78,27 @@ function cached(model) {
   return entry;
 }
 
+const EMBEDDING_DIMENSIONS = 768; // nomic-embed-text v1.5
+const vector = Array.from({ length: EMBEDDING_DIMENSIONS }, (_, i) => Math.fround(Math.sin(i + 1) / 10));
+const embeddingBodies = new Map();
+/** An OpenAI embedding list with `count` vectors (the same one each time). */
+function embeddings(model, count) {
+  const key = `${model}|${count}`;
+  let body = embeddingBodies.get(key);
+  if (!body) {
+    body = Buffer.from(
+      JSON.stringify({
+        object: 'list',
+        data: Array.from({ length: count }, (_, index) => ({ object: 'embedding', index, embedding: vector })),
+        model,
+        usage: { prompt_tokens: 4 * count, total_tokens: 4 * count },
+      }),
+    );
+    embeddingBodies.set(key, body);
+  }
+  return body;
+}
+
 const modelsBody = Buffer.from(
   JSON.stringify({
     object: 'list',
@@ -110,7 +135,8 @@ const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     res.end(modelsBody);
     return;
   }
-  if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
+  const embed = req.method === 'POST' && req.url.endsWith('/embeddings');
+  if (!embed && (req.method !== 'POST' || !req.url.endsWith('/chat/completions'))) {
     res.writeHead(404, jsonHeaders);
     res.end('{"error":{"message":"not found"}}');
     return;
@@ -127,6 +153,12 @@ const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
       return;
     }
     const model = typeof body.model === 'string' ? body.model : 'fast';
+    if (embed) {
+      const entry = embeddings(model, Array.isArray(body.input) ? body.input.length : 1);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': entry.length });
+      res.end(entry);
+      return;
+    }
     if (model.endsWith('hang')) return; // never answer; the socket closes when the client gives up
     if (body.stream === true) {
       if (model.endsWith('slow-stream')) return holdStream(res, model);
