@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { refusingPort, startFakeOllama, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { isRouterError, type RouterError } from './errors.js';
 import { loadConfigFile, parseConfig } from './config/load-config.js';
 import { otherAliases } from './config/test-configs.js';
 import { createRouter, type Router } from './router.js';
+import { failure } from './test-support.js';
 import type { EmbeddingRequestBody, JsonResult, RouterResult } from './types.js';
 
 const SPACE = 'nomic-embed-text-v1.5';
@@ -49,16 +49,6 @@ function start(options: Parameters<typeof config>[0] = {}): Router {
 
 const embed = (r: Router, body: Partial<EmbeddingRequestBody>, model = 'mana/embed'): Promise<RouterResult> =>
   r.execute({ model, operation: 'embedding', body: { input: 'hello', ...body } as EmbeddingRequestBody, stream: false });
-
-async function rejection(promise: Promise<unknown>): Promise<RouterError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isRouterError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a RouterError');
-}
 
 type List = { object: string; data: { index: number; embedding: number[] | string }[]; usage: { prompt_tokens: number; total_tokens: number } };
 const list = (result: RouterResult): List => {
@@ -118,14 +108,14 @@ describe('embeddings through an alias', () => {
 
     await router?.close();
     ollama.on('nomic-embed-text', { kind: 'answer', embedding: { mixedDimensions: true } });
-    const error = await rejection(embed(start({ chain: '[ollama/nomic-embed-text]' }), { input: ['a', 'b', 'c'] }));
+    const error = await failure(embed(start({ chain: '[ollama/nomic-embed-text]' }), { input: ['a', 'b', 'c'] }));
     expect(error.code).toBe('upstream_failed');
     expect(error.outcome.attempts).toMatchObject([{ reason: 'invalid_embeddings', detail: 'mixed dimensions (8 and 7)' }]);
   });
 
   it('vectors of other dimensions than asked for are not relayed', async () => {
     cloud.on('m', { kind: 'answer', embedding: { dimensions: 8 } });
-    const error = await rejection(embed(start({ chain: '[cloud/m]' }), { input: 'a', dimensions: 4 }));
+    const error = await failure(embed(start({ chain: '[cloud/m]' }), { input: 'a', dimensions: 4 }));
     expect(error.outcome.attempts).toMatchObject([{ reason: 'invalid_embeddings', detail: 'asked for 4 dimensions, got 8' }]);
   });
 
@@ -139,10 +129,10 @@ describe('embeddings through an alias', () => {
 
   it('a chat alias on embeddings and an embedding alias on chat are alias_kind_mismatch (400), no upstream call', async () => {
     const r = start();
-    const wrongRoute = await rejection(embed(r, {}, 'mana/long-form'));
+    const wrongRoute = await failure(embed(r, {}, 'mana/long-form'));
     expect(wrongRoute).toMatchObject({ code: 'alias_kind_mismatch', knownAliases: ['mana/embed'] });
     expect(wrongRoute.message).toContain('mana/long-form is a chat alias: use it on /v1/chat/completions (embedding aliases: mana/embed)');
-    const wrongChat = await rejection(r.execute({ model: 'mana/embed', body: { messages: [{ role: 'user', content: 'x' }] }, stream: false }));
+    const wrongChat = await failure(r.execute({ model: 'mana/embed', body: { messages: [{ role: 'user', content: 'x' }] }, stream: false }));
     expect(wrongChat.code).toBe('alias_kind_mismatch');
     expect(wrongChat.message).toContain('mana/embed is an embedding alias: use it on /v1/embeddings');
     expect(ollama.count() + cloud.count()).toBe(0);
@@ -157,7 +147,7 @@ describe('embeddings through an alias', () => {
 
   it('a batch over the smallest stated max_batch is batch_too_large (400) before any call; at the limit it passes as one call', async () => {
     const r = start({ chain: '[{ target: ollama/nomic-embed-text, max_batch: 3 }, cloud/nomic-ai/nomic-embed-text-v1.5]' });
-    const error = await rejection(embed(r, { input: ['a', 'b', 'c', 'd'] }));
+    const error = await failure(embed(r, { input: ['a', 'b', 'c', 'd'] }));
     expect(error).toMatchObject({ code: 'batch_too_large', outcome: { alias: 'mana/embed', upstreamCalls: 0 } });
     expect(error.message).toContain("4 inputs in one request exceed mana/embed's limit of 3 (max_batch)");
     expect(ollama.count() + cloud.count()).toBe(0);

@@ -7,15 +7,21 @@
 import { modelIdProblem, type ChatRequestBody } from '@mana/llm-router';
 import type { GatewayErrorCode } from './errors.js';
 
-export interface ChatValidationError {
-  readonly code: Extract<GatewayErrorCode, 'invalid_request' | 'missing_messages' | 'invalid_type' | 'invalid_model'>;
+/** Why a routed request body is refused: a stable code from `Code`, a message, the parameter at fault. */
+export interface ValidationError<Code extends GatewayErrorCode> {
+  readonly code: Code;
   readonly message: string;
   readonly param: string | undefined;
 }
 
-export type ChatValidation =
-  | { readonly ok: true; readonly body: ChatRequestBody; readonly model: string | undefined; readonly stream: boolean }
-  | { readonly ok: false; readonly error: ChatValidationError };
+/** A routed request body checked: the body to route, or the 400 to answer. */
+export type Validation<Body, Code extends GatewayErrorCode> =
+  | { readonly ok: true; readonly body: Body; readonly model: string | undefined; readonly stream: boolean }
+  | { readonly ok: false; readonly error: ValidationError<Code> };
+
+export type ChatValidationError = ValidationError<'invalid_request' | 'missing_messages' | 'invalid_type' | 'invalid_model'>;
+
+export type ChatValidation = Validation<ChatRequestBody, ChatValidationError['code']>;
 
 /**
  * Deeper JSON than this is refused, before it is parsed (see json-depth.ts;
@@ -47,7 +53,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function typeName(value: unknown): string {
+/** A JSON value's type as messages name it (`null`, `array`, `object`, …). */
+export function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;

@@ -4,29 +4,17 @@
  * an upstream error, a wasted call, or vectors the caller cannot line up.
  */
 import type { EmbeddingRequestBody } from '@mana/llm-router';
-import type { GatewayErrorCode } from './errors.js';
-import { modelError } from './validate-chat.js';
+import { modelError, typeName, type Validation, type ValidationError } from './validate-chat.js';
 
-export interface EmbeddingValidationError {
-  readonly code: Extract<GatewayErrorCode, 'invalid_request' | 'invalid_type' | 'invalid_model' | 'empty_input'>;
-  readonly message: string;
-  readonly param: string | undefined;
-}
+export type EmbeddingValidationError = ValidationError<'invalid_request' | 'invalid_type' | 'invalid_model' | 'empty_input'>;
 
-export type EmbeddingValidation =
-  | { readonly ok: true; readonly body: EmbeddingRequestBody; readonly model: string | undefined; readonly stream: false }
-  | { readonly ok: false; readonly error: EmbeddingValidationError };
+/** Embeddings never stream: `stream` is always false on success. */
+export type EmbeddingValidation = Validation<EmbeddingRequestBody, EmbeddingValidationError['code']>;
 
 const ENCODINGS = new Set(['float', 'base64']);
 
 function fail(code: EmbeddingValidationError['code'], message: string, param?: string): EmbeddingValidation {
   return { ok: false, error: { code, message, param } };
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
 }
 
 const isToken = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;

@@ -18,7 +18,7 @@ import { fromRouterError, gatewayError, type GatewayError } from '../http/errors
 import { sendError, sendJson, sendText, type Headers } from '../http/respond.js';
 import { upstreamErrorBody } from '../http/upstream-error-body.js';
 import { exceedsJsonDepth } from '../http/json-depth.js';
-import { MAX_JSON_DEPTH, validateChatRequest, type ChatValidationError } from '../http/validate-chat.js';
+import { MAX_JSON_DEPTH, validateChatRequest, type ChatValidationError, type Validation } from '../http/validate-chat.js';
 import { validateEmbeddingRequest, type EmbeddingValidationError } from '../http/validate-embeddings.js';
 import { Exchange, finishExchange } from './exchange.js';
 import { closeStream, relayStream } from './relay-stream.js';
@@ -37,11 +37,7 @@ export interface RoutedEndpoint {
   readonly path: string;
   /** What the router is asked for; it also picks the alias a request without `model` gets. */
   readonly operation: Operation;
-  validate(
-    parsed: unknown,
-  ):
-    | { readonly ok: true; readonly body: ChatRequestBody | EmbeddingRequestBody; readonly model: string | undefined; readonly stream: boolean }
-    | { readonly ok: false; readonly error: ChatValidationError | EmbeddingValidationError };
+  validate(parsed: unknown): Validation<ChatRequestBody | EmbeddingRequestBody, ChatValidationError['code'] | EmbeddingValidationError['code']>;
 }
 
 export const CHAT_COMPLETIONS: RoutedEndpoint = {
