@@ -163,7 +163,7 @@ async function main() {
         // The same gateway with usage recording off: what recording costs, paired round by round.
         oursUsageOff = await startManaGateway({ configPath, env: oursEnv, logLevel, args: ['--usage', 'off'] });
         stops.push(oursUsageOff.stop);
-        clients.push(createClient({ name: 'ours_usage_off', url: oursUsageOff.url, model: 'mana/fast-text', headers: clientAuth }));
+        clients.push(createClient({ name: 'ours_usage_off', url: oursUsageOff.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
         log(`our gateway with --usage off on ${oursUsageOff.url} (pid ${oursUsageOff.pid})`);
       }
     }
