@@ -11,6 +11,8 @@ export interface ResolvedAnswer {
   usage: { prompt_tokens: number; completion_tokens: number };
   /** As given by the behaviour; each dialect applies its own default. */
   finishReason: string | undefined;
+  /** OpenAI refusal text (then content is null and `parts` split the refusal). */
+  refusal: string | undefined;
 }
 
 /** A stream rendered once to bytes, so serving it is a few socket writes. */

@@ -113,4 +113,14 @@ describe('fake OpenAI upstream', () => {
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: unknown }).error).toBeDefined();
   });
+
+  test('refusal: message.refusal with null content; a stream sends refusal deltas', async () => {
+    fake.on('m', { kind: 'answer', refusal: "I can't help with that.", chunks: 2 });
+    const body = (await (await chat({ model: 'm' })).json()) as { choices: { message: unknown }[] };
+    expect(body.choices[0]!.message).toEqual({ role: 'assistant', content: null, refusal: "I can't help with that." });
+    const chunks = events(await (await chat({ model: 'm', stream: true })).text()).slice(0, -1) as { choices: { delta: Record<string, unknown> }[] }[];
+    const deltas = chunks.map((c) => c.choices[0]?.delta ?? {});
+    expect(deltas.map((d) => d.refusal ?? '').join('')).toBe("I can't help with that.");
+    expect(deltas.every((d) => d.content === undefined || d.content === '')).toBe(true);
+  });
 });

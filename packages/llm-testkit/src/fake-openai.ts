@@ -40,7 +40,7 @@ const openaiDialect: Dialect = {
   wantsUsage: (body) => isObject(body) && isObject(body.stream_options) && body.stream_options.include_usage === true,
 
   renderJson(a, model) {
-    const message: Record<string, unknown> = { role: 'assistant', content: a.content, refusal: null };
+    const message: Record<string, unknown> = { role: 'assistant', content: a.content, refusal: a.refusal ?? null };
     if (a.toolCalls.length > 0) {
       message.tool_calls = a.toolCalls.map((t, i) => ({
         id: t.id ?? `call_fake_${i}`,
@@ -64,7 +64,8 @@ const openaiDialect: Dialect = {
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
       sse({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
     // The role rides on the first delta so "N chunks" means N content/tool deltas exactly.
-    const frames: string[] = a.parts.map((content, i) => chunk(i === 0 ? { role: 'assistant', content } : { content }));
+    const key = a.refusal !== undefined ? 'refusal' : 'content';
+    const frames: string[] = a.parts.map((text, i) => chunk(i === 0 ? { role: 'assistant', [key]: text } : { [key]: text }));
     a.toolCalls.forEach((t, i) => {
       const call = { index: i, id: t.id ?? `call_fake_${i}`, type: 'function', function: { name: t.function.name, arguments: argumentsAsString(t.function.arguments) } };
       frames.push(chunk(frames.length === 0 ? { role: 'assistant', content: null, tool_calls: [call] } : { tool_calls: [call] }));

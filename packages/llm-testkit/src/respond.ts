@@ -238,14 +238,16 @@ export class Responder {
 
   #resolve(a: AnswerBehavior, model: string): ResolvedAnswer {
     const toolCalls = a.toolCalls ?? [];
-    const content = a.content ?? (toolCalls.length > 0 ? null : `Hello from ${model}${this.name === undefined ? '' : ` via ${this.name}`}`);
-    const text = content ?? '';
+    const content =
+      a.refusal !== undefined ? null : (a.content ?? (toolCalls.length > 0 ? null : `Hello from ${model}${this.name === undefined ? '' : ` via ${this.name}`}`));
+    const text = a.refusal ?? content ?? '';
     return {
       content,
       parts: splitContent(text, a.chunks ?? DEFAULT_CHUNKS),
       toolCalls,
       usage: a.usage ?? { prompt_tokens: DEFAULT_PROMPT_TOKENS, completion_tokens: Math.ceil(text.length / 4) },
       finishReason: a.finishReason,
+      refusal: a.refusal,
     };
   }
 }

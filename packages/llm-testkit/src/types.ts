@@ -36,6 +36,8 @@ export interface AnswerBehavior {
   toolCalls?: ToolCall[];
   /** Default: prompt 10, completion = ceil(content length / 4). */
   usage?: FakeUsage;
+  /** Addition, OpenAI only: the model declines; `message.refusal` carries this text (content null), a stream sends `refusal` deltas. */
+  refusal?: string;
   /** Addition: finish_reason (OpenAI) / done_reason (Ollama). Default: OpenAI `tool_calls` with tool calls else `stop`; Ollama `stop`. */
   finishReason?: string;
   /** When the request streams, split content into N chunks (default 3). */
