@@ -21,6 +21,10 @@ export type RouterErrorCode =
   | 'upstream_failed'
   | 'stream_interrupted'
   | 'aborted'
+  /** No target's context window holds the request (estimated, or said so by every upstream asked). */
+  | 'context_length_exceeded'
+  /** `response_format.json_schema.schema` is not a valid JSON Schema (nothing was sent upstream). */
+  | 'invalid_schema'
   /** `execute()` after `close()`: this router takes no more requests (nothing upstream was asked). */
   | 'router_closed';
 

@@ -19,4 +19,5 @@ export { buildPlan } from './plan/build-plan.js';
 export type { PlanContext } from './plan/build-plan.js';
 export { HealthCache } from './health/health-cache.js';
 export { createRouter } from './router.js';
+export { estimateTokens } from './context/estimate-tokens.js';
 export type { Router, RouterOptions } from './router.js';

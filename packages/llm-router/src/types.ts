@@ -31,6 +31,10 @@ export interface Settings {
   maxErrorBodyBytes: number; // default 65_536 (64 KiB): an upstream error body is truncated to this
   maxStreamEventBytes: number; // default 4_194_304 (4 MiB): a larger SSE event / NDJSON line fails the stream (response_too_large)
   maxPreCommitBytes: number; // default 1_048_576 (1 MiB): stream chunks held before the first delta; more fails over
+  /** Tokens the target's context holds (prompt + answer); undefined: unknown, never checked. Ollama: its `num_ctx`. */
+  contextWindow?: number | undefined;
+  /** Tokens kept free for the answer when the request sets no `max_tokens` (default 512). */
+  contextReserve: number;
 }
 
 /** USD per million tokens. */
@@ -69,6 +73,12 @@ export interface TargetConfig {
   readonly model: string;
   /** Relative weight for the `weighted` strategy (default 1). */
   readonly weight: number;
+  /**
+   * Tokens this target's context holds: `settings.contextWindow`, or for an
+   * Ollama target the `num_ctx` the gateway sends (see config/context-window.ts).
+   * Undefined: unknown, so the request is never checked against it.
+   */
+  readonly contextWindow: number | undefined;
   /** Effective settings: defaults ← provider ← alias ← target. */
   readonly settings: Settings;
   /** The target's own `price`, else its provider's; undefined: cost unknown. */
@@ -98,8 +108,20 @@ export interface AliasConfig {
   readonly onAllUnhealthy: OnAllUnhealthy;
   /** Count a 200 with no content and no tool calls as a failure and fail over (default true). */
   readonly failOverOnEmpty: boolean;
+  /** Answers that fail over although the upstream said 200 (`fail_over_on`; default `empty` only). */
+  readonly failOverOn: ReadonlySet<AnswerCheck>;
+  /** An upstream "context length exceeded" 4xx fails over to the next target (default true). */
+  readonly failOverOnContextLength: boolean;
   readonly chain: readonly TargetConfig[];
 }
+
+/**
+ * A 200 answer that is still no use, checked when the alias lists it in `fail_over_on`:
+ * `empty` no content and no tool calls; `content_filter` finish_reason content_filter;
+ * `refusal` a non-null `message.refusal`; `invalid_json` content that does not parse
+ * (or validate against the request's `json_schema`) when `response_format` asked for JSON.
+ */
+export type AnswerCheck = 'empty' | 'content_filter' | 'refusal' | 'invalid_json';
 
 /** A fully validated, immutable config. Swapped by reference on reload. */
 export interface ConfigSnapshot {
@@ -174,10 +196,12 @@ export type AttemptOutcome = 'ok' | 'skipped' | 'failed' | 'rejected' | 'aborted
  * One planned target and what happened to it.
  * `reason` values: skipped (no upstream call) → `unhealthy` | `cooling_down` | `unconfigured: <why>` | `model_missing` |
  * `unsupported_request` (the request cannot be expressed in the target's protocol) |
- * `unsupported_parameter` (the target's protocol cannot honour a request parameter, named in `detail`);
+ * `unsupported_parameter` (the target's protocol cannot honour a request parameter, named in `detail`) |
+ * `context_too_small` (estimated not to fit the target's `context_window`);
  * failed → `connect_refused` | `connect_reset` | `dns` | `connect_timeout` | `first_byte_timeout` |
  * `socket_closed` | `http_<status>` | `stream_error` | `empty_response` | `empty_stream` | `invalid_response` |
- * `response_too_large` (past a `max_*_bytes` setting) | `invalid_embeddings` (wrong vector count, mixed or unrequested dimensions);
+ * `response_too_large` (past a `max_*_bytes` setting) | `invalid_embeddings` (wrong vector count, mixed or unrequested dimensions) |
+ * `context_length` | `content_filter` | `refusal` | `invalid_json`;
  * rejected (4xx relayed, no failover) → `http_<status>`; ok → `ok`.
  */
 export interface Attempt {

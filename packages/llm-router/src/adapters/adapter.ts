@@ -67,6 +67,10 @@ export type StreamEvent =
       readonly delta: boolean;
       /** A choice carries a non-null `finish_reason`. */
       readonly finish?: boolean;
+      /** A choice finished with `content_filter` (set only when true). */
+      readonly filtered?: boolean;
+      /** A choice carries a `refusal` delta (set only when true); a refusal commits a stream like content. */
+      readonly refusal?: boolean;
       readonly usage?: Usage;
       /**
        * A usage-only chunk (`choices: []`) the gateway asked for on the client's

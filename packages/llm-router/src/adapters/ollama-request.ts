@@ -12,12 +12,13 @@ export function toOllamaRequest(
   model: string,
   provider: ProviderConfig,
   stream: boolean,
+  contextWindow?: number,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {
     model,
     messages: translateMessages(body.messages),
     stream,
-    options: translateOptions(body, provider.options),
+    options: translateOptions(body, provider.options, contextWindow),
   };
   // `tool_choice: none` is honoured by not offering the tools (other choices are refused before, see ollama-parameters.ts).
   if (Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none') out.tools = body.tools;
@@ -39,9 +40,19 @@ const OPTION_NAMES: ReadonlyArray<readonly [string, string]> = [
   ['max_completion_tokens', 'num_predict'],
 ];
 
-/** Provider options (e.g. `num_ctx`) ← caller's `options` ← mapped OpenAI parameters. */
-function translateOptions(body: ChatRequestBody, providerOptions: Readonly<Record<string, unknown>>): Record<string, unknown> {
+/**
+ * Provider options ← the target's context window as `num_ctx` ← caller's
+ * `options` ← mapped OpenAI parameters. `num_ctx` is always sent: the window
+ * the router checked a prompt against must be the one Ollama uses, or Ollama
+ * would cut a longer prompt silently (see config/context-window.ts).
+ */
+function translateOptions(
+  body: ChatRequestBody,
+  providerOptions: Readonly<Record<string, unknown>>,
+  contextWindow: number | undefined,
+): Record<string, unknown> {
   const options: Record<string, unknown> = { ...providerOptions };
+  if (contextWindow !== undefined) options.num_ctx = contextWindow;
   if (isObject(body.options)) Object.assign(options, body.options);
   for (const [from, to] of OPTION_NAMES) {
     const value = body[from];

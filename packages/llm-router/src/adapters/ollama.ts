@@ -17,7 +17,7 @@ export const ollamaDialect: Dialect = {
 
   toRequestBody(call, stream) {
     // Translation may throw UnsupportedRequestError before any network call.
-    return toOllamaRequest(call.body, call.target.model, call.provider, stream);
+    return toOllamaRequest(call.body, call.target.model, call.provider, stream, call.target.contextWindow);
   },
 
   parseCompletion(native) {

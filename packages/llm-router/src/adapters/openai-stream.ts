@@ -75,6 +75,17 @@ function decodeChunk(data: string, hideUsage: boolean): StreamEvent {
     }
     if (value.usage === null) data = withoutNullUsage(data);
   }
+  if ((flags & (FILTERED | REFUSAL)) !== 0) {
+    return {
+      type: 'chunk',
+      data,
+      delta: (flags & HAS_DELTA) !== 0,
+      finish: (flags & HAS_FINISH) !== 0,
+      filtered: (flags & FILTERED) !== 0,
+      refusal: (flags & REFUSAL) !== 0,
+      usage,
+    };
+  }
   return {
     type: 'chunk',
     data,
@@ -86,16 +97,22 @@ function decodeChunk(data: string, hideUsage: boolean): StreamEvent {
 
 const HAS_DELTA = 1;
 const HAS_FINISH = 2;
+const FILTERED = 4;
+const REFUSAL = 8;
 
-/** One pass over the choices: does any carry content / reasoning / tool calls, or a finish reason? */
+/** One pass over the choices: does any carry content / reasoning / tool calls, a refusal, or a finish reason (content_filter)? */
 function inspectChoices(choices: unknown): number {
   if (!Array.isArray(choices)) return 0;
   let flags = 0;
   for (const choice of choices) {
     if (!isObject(choice)) continue;
-    if (choice.finish_reason !== undefined && choice.finish_reason !== null) flags |= HAS_FINISH;
+    if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
+      flags |= HAS_FINISH;
+      if (choice.finish_reason === 'content_filter') flags |= FILTERED;
+    }
     const d = choice.delta;
     if (!isObject(d)) continue;
+    if (nonEmpty(d.refusal)) flags |= REFUSAL;
     if (nonEmpty(d.content) || nonEmpty(d.reasoning_content) || nonEmpty(d.reasoning)) flags |= HAS_DELTA;
     else if (Array.isArray(d.tool_calls) && d.tool_calls.length > 0) flags |= HAS_DELTA;
   }

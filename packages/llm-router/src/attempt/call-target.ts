@@ -7,6 +7,7 @@ import type { ExecuteDeps } from './execute.js';
 import { FirstByteTimer } from './first-byte-timer.js';
 import { Lease } from './lease.js';
 import type { OperationSpec } from './operation.js';
+import type { AnswerChecks } from './inspect-answer.js';
 import { readUntilCommit, type StreamEnd } from './stream-commit.js';
 
 export type CallOutcome = { readonly kind: 'result'; readonly result: RouterResult } | { readonly kind: 'failed'; readonly decision: Decision };
@@ -23,6 +24,8 @@ export interface TargetCall {
   readonly log: AttemptLog;
   /** What the request holds (its background slot): a committed stream takes it over. */
   readonly requestLease: Lease;
+  /** What makes a 200 answer fail over (the alias's `fail_over_on`), worked out once per request. */
+  readonly answers: AnswerChecks;
 }
 
 /**
@@ -57,7 +60,7 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
 async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>, started: number): Promise<CallOutcome> {
   const res = await c.operation.call(c.adapter, call);
   if (!res.ok) return httpFailed(c, res, started);
-  const invalid = c.operation.invalidAnswer(res.body, c.request, c.config);
+  const invalid = c.operation.invalidAnswer(res.body, c.request, c.config, c.answers);
   if (invalid !== undefined) return failed(c, invalid, started);
   c.deps.health.reportSuccess(c.provider.name);
   return {
@@ -79,7 +82,14 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, l
   // The first-byte clock runs until the commit (first delta): that is the wait a user notices.
   // Released when the committed stream ends, whichever way (read to the end, broken, aborted, or returned unread).
   const streamLease = new Lease();
-  const pre = await readUntilCommit(open, c.target.id, c.request.signal, (end) => streamEnded(c, streamLease, end), c.target.settings.maxPreCommitBytes);
+  const pre = await readUntilCommit(
+    open,
+    c.target.id,
+    c.request.signal,
+    c.answers.checks,
+    (end) => streamEnded(c, streamLease, end),
+    c.target.settings.maxPreCommitBytes,
+  );
   timer.stop();
   if (pre.kind === 'failed') return failed(c, pre.failure, started);
   lease.handOver(streamLease);
@@ -146,7 +156,12 @@ function failed(c: TargetCall, failure: Failure, started: number): CallOutcome {
 }
 
 function classify(c: TargetCall, failure: Failure): Decision {
-  return classifyFailure(failure, { aliasTarget: c.alias !== undefined, settings: c.target.settings, now: c.deps.now() });
+  return classifyFailure(failure, {
+    aliasTarget: c.alias !== undefined,
+    failOverOnContextLength: c.config.failOverOnContextLength,
+    settings: c.target.settings,
+    now: c.deps.now(),
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidResponseError, UnsupportedRequestError, type HttpFailure } from '../adapters/adapter.js';
 import { DEFAULT_SETTINGS } from '../config/defaults.js';
@@ -6,7 +7,7 @@ import { classifyFailure, classifyStreamBreak, MAX_UPSTREAM_DELAY_MS, parseRetry
 
 const settings: Settings = DEFAULT_SETTINGS;
 const now = 1_000_000;
-const ctx = { aliasTarget: true, settings, now };
+const ctx = { aliasTarget: true, failOverOnContextLength: true, settings, now };
 
 function http(status: number, headers: Record<string, string> = {}): HttpFailure {
   return { ok: false, status, body: '{"error":"x"}', contentType: 'application/json', headers };
@@ -130,5 +131,37 @@ describe('classifyStreamBreak', () => {
     expect(classifyStreamBreak(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }))).toBe('socket_closed');
     expect(classifyStreamBreak(new Error('boom'))).toBe('socket_closed');
     expect(classifyStreamBreak(null)).toBe('socket_closed');
+  });
+});
+
+describe('context-length answers (recorded bodies: fixtures/context-length-errors.json)', () => {
+  const fixtures = JSON.parse(readFileSync(new URL('./fixtures/context-length-errors.json', import.meta.url), 'utf8')) as {
+    contextLength: { provider: string; status: number; body: string }[];
+    otherErrors: { provider: string; status: number; body: string }[];
+  };
+  const answer = (status: number, body: string): HttpFailure => ({ ok: false, status, body, contentType: 'application/json', headers: {} });
+
+  it.each(fixtures.contextLength.map((f) => [f.provider, f.status, f.body] as const))(
+    '%s %i fails over as context_length, without cooling the target down',
+    (_provider, status, body) => {
+      const d = classifyFailure({ kind: 'http', response: answer(status, body) }, ctx);
+      expect(d).toMatchObject({ action: 'fail_over', reason: 'context_length', status, coolDownUntil: undefined, providerFailure: false, retryable: false });
+    },
+  );
+
+  it.each(fixtures.otherErrors.map((f) => [f.provider, f.status, f.body] as const))('%s %i is still relayed as it is', (_provider, status, body) => {
+    const d = classifyFailure({ kind: 'http', response: answer(status, body) }, ctx);
+    expect(d).toMatchObject({ action: 'reject', reason: `http_${status}` });
+  });
+
+  it('fail_over_on_context_length: false relays the 400 instead', () => {
+    const body = fixtures.contextLength[0]!.body;
+    const d = classifyFailure({ kind: 'http', response: answer(400, body) }, { ...ctx, failOverOnContextLength: false });
+    expect(d).toMatchObject({ action: 'reject', reason: 'http_400' });
+  });
+
+  it('with fail_over_on_context_length: false a context 500 is an ordinary 5xx (cooled down like any other)', () => {
+    const d = classifyFailure({ kind: 'http', response: answer(500, fixtures.contextLength[2]!.body) }, { ...ctx, failOverOnContextLength: false });
+    expect(d).toMatchObject({ action: 'fail_over', reason: 'http_500', coolDownUntil: now + 15_000 });
   });
 });

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { HttpFailure } from '../adapters/adapter.js';
-import type { Settings } from '../types.js';
+import type { AnswerCheck, Settings } from '../types.js';
+import { saysContextExceeded } from './context-length-body.js';
 
 /**
  * The ONE place that decides what a failed attempt means: fail over to the next
@@ -14,12 +15,18 @@ export type Failure =
   | { readonly kind: 'error'; readonly error: unknown } // thrown by the adapter / undici
   | { readonly kind: 'http'; readonly response: HttpFailure } // a non-2xx answer
   | { readonly kind: 'empty'; readonly reason: 'empty_response' | 'empty_stream' }
-  | { readonly kind: 'invalid_answer'; readonly reason: 'invalid_embeddings'; readonly detail: string } // a 2xx that cannot be relayed
+  /**
+   * A 2xx that cannot or should not be relayed: embeddings of the wrong shape, or a chat answer
+   * that is no use by a check the alias lists in `fail_over_on` (see inspect-answer.ts).
+   */
+  | { readonly kind: 'invalid_answer'; readonly reason: 'invalid_embeddings' | Exclude<AnswerCheck, 'empty'>; readonly detail: string }
   | { readonly kind: 'stream_error'; readonly message: string }; // an error event before the first delta
 
 export interface ClassifyContext {
   /** The target belongs to an alias (a 404 then means "model missing here", not "no such model"). */
   readonly aliasTarget: boolean;
+  /** The alias's `fail_over_on_context_length` (false for a direct target: nothing stands behind it). */
+  readonly failOverOnContextLength: boolean;
   readonly settings: Settings;
   readonly now: number;
 }
@@ -74,6 +81,7 @@ export function classifyFailure(failure: Failure, ctx: ClassifyContext): Decisio
     case 'empty':
       return failOver(failure.reason, failure.reason === 'empty_response' ? 'empty answer' : 'stream ended without content');
     case 'invalid_answer':
+      // Another model may well answer the same request properly: not the target's fault, no cooldown.
       return failOver(failure.reason, failure.detail);
     case 'stream_error':
       return failOver('stream_error', 'error event in the stream before the first delta', { retryable: true });
@@ -104,6 +112,11 @@ function classifyHttp(res: HttpFailure, ctx: ClassifyContext): Decision {
   const status = res.status;
   const reason = 'http_' + status;
   const detail = `${status} ${STATUS_CODES[status] ?? 'HTTP error'}`;
+  // "The prompt does not fit": this target's limit, not the caller's mistake; a larger
+  // context behind it may serve. Checked first: Together says it with a 403, old llama.cpp with a 500.
+  if (ctx.failOverOnContextLength && isContextStatus(status) && saysContextExceeded(res.body)) {
+    return failOver('context_length', `${detail}: context length exceeded`, { status });
+  }
   if (status === 429 || status >= 500) {
     const retryAfterMs = parseRetryAfter(res.headers['retry-after'], ctx.now);
     const coolFor = retryAfterMs ?? ctx.settings.rateLimitCooldownMs;
@@ -128,6 +141,15 @@ function classifyHttp(res: HttpFailure, ctx: ClassifyContext): Decision {
     retryable: false,
     reachedNetwork: true,
   };
+}
+
+/**
+ * Statuses providers use for "context length exceeded": 400 mostly, Together 403,
+ * TGI 422, some proxies 413, and llama.cpp servers before its 400 fix answered 500.
+ * A 5xx saying so must not cool the target down: the next, shorter prompt fits.
+ */
+function isContextStatus(status: number): boolean {
+  return status === 400 || status === 403 || status === 413 || status === 422 || status >= 500;
 }
 
 function failOver(reason: string, detail: string, extra: Partial<Decision> = {}): Decision {

@@ -22,6 +22,8 @@ import { type BackgroundGate, type InFlight, sleep } from './background-gate.js'
 import { callTarget, type CallOutcome } from './call-target.js';
 import { Lease } from './lease.js';
 import { operationOf, type OperationSpec } from './operation.js';
+import { ContextFit } from '../context/context-fit.js';
+import { answerChecks, type AnswerChecks } from './inspect-answer.js';
 
 /** The part of HealthCache the attempt loop uses (reads the pre-check, reports outcomes). */
 export interface AttemptHealth {
@@ -62,6 +64,8 @@ export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, 
   if (request.signal?.aborted === true) throw abortedError({ outcome: noAttempts(alias) });
   if (config.kind !== operation.kind) throw kindMismatch(snapshot, config, operation.kind, alias);
   operation.admit(request, config, alias);
+  // Before any upstream call: a schema that does not compile is the caller's mistake (invalid_schema).
+  const answers = answerChecks(request, config, alias);
   const rotation = config.strategy === 'round_robin' ? deps.rotation(config.name) : 0;
   const plan = buildPlan(config, { random: deps.random, rotation, inFlight: deps.inFlight.get });
   const log = new AttemptLog(alias, request.requestId, deps.attemptListener());
@@ -75,7 +79,7 @@ export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, 
     }
   }
   try {
-    return await new AttemptRun(snapshot, request, operation, deps, alias, config, plan, log, background, lease).run();
+    return await new AttemptRun(snapshot, request, operation, deps, alias, config, plan, log, background, lease, answers).run();
   } finally {
     // Unconditional: a committed stream took the slot over and frees it when it ends.
     lease.release();
@@ -85,6 +89,8 @@ export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, 
 class AttemptRun {
   /** The first request parameter some target could not honour. */
   private unsupportedParam: string | undefined;
+  /** Chat only: an embedding request has no messages to estimate (its inputs are checked upstream). */
+  private readonly fit: ContextFit | undefined;
 
   constructor(
     private readonly snapshot: ConfigSnapshot,
@@ -97,7 +103,10 @@ class AttemptRun {
     private readonly log: AttemptLog,
     private readonly background: boolean,
     private readonly lease: Lease,
-  ) {}
+    private readonly answers: AnswerChecks,
+  ) {
+    this.fit = operation.kind === 'chat' ? new ContextFit(request.body as ChatRequestBody) : undefined;
+  }
 
   async run(): Promise<RouterResult> {
     let ignoreHealth = false;
@@ -107,6 +116,14 @@ class AttemptRun {
       let coolingDown = false;
       let retriable = false; // some skip was for a transient reason (try_anyway may override it)
       for (const target of this.plan) {
+        // A prompt that cannot fit is never sent, whatever the target's health (Ollama would cut it silently).
+        const shortfall = this.fit?.check(target);
+        if (shortfall !== undefined) {
+          this.log.add(target, 'skipped', 'context_too_small', 0, {
+            detail: `needs ~${shortfall.needed} tokens, context window ${shortfall.window}`,
+          });
+          continue;
+        }
         const provider = this.snapshot.providers.get(target.provider);
         const adapter = provider === undefined ? undefined : this.deps.adapters.get(provider.type);
         // Before health: a target that cannot honour the request is no option whatever its state.
@@ -133,6 +150,7 @@ class AttemptRun {
         const result = await this.tryTarget(target, provider, adapter);
         if (result !== undefined) return result;
       }
+      if (this.log.attempts.length > 0 && this.log.attempts.every(isContextMiss)) throw this.contextLengthExceeded();
       if (this.log.attempts.some((a) => a.outcome === 'failed')) throw this.upstreamFailed();
       if (this.log.attempts.length > 0 && this.log.attempts.every(isRefusal)) throw this.unsupported();
       if (!ignoreHealth && retriable && this.config.onAllUnhealthy === 'try_anyway') {
@@ -164,6 +182,7 @@ class AttemptRun {
         deps: this.deps,
         log: this.log,
         requestLease: this.lease,
+        answers: this.answers,
       });
       if (outcome.kind === 'result') return outcome.result;
       const d = outcome.decision;
@@ -216,6 +235,17 @@ class AttemptRun {
     });
   }
 
+  private contextLengthExceeded(): RouterError {
+    const outcome = this.log.outcome(undefined);
+    const estimate = this.fit === undefined ? '' : ` (~${this.fit.promptTokens()} prompt tokens estimated, plus the answer's budget)`;
+    return new RouterError(
+      'context_length_exceeded',
+      `no target of ${this.config.name} has a context window for this request${estimate}: ` +
+        outcome.attempts.map((a) => `${a.target}: ${a.detail ?? a.reason}`).join('; '),
+      { outcome, param: 'messages' },
+    );
+  }
+
   private noHealthyProvider(soonest: number | undefined, now: number): RouterError {
     const outcome = this.log.outcome(undefined, { at: soonest, now });
     return new RouterError('no_healthy_provider', `no healthy target for ${this.config.name}: ${summarize(outcome.attempts)}`, { outcome });
@@ -237,6 +267,11 @@ function kindMismatch(snapshot: ConfigSnapshot, config: AliasConfig, wanted: Ope
       ` (${wanted} aliases: ${fitting.length === 0 ? 'none configured' : fitting.join(', ')})`,
     { knownAliases: fitting, outcome: noAttempts(alias), param: 'model' },
   );
+}
+
+/** The target cannot hold the request: skipped by the estimate, or the upstream said so. */
+function isContextMiss(attempt: Attempt): boolean {
+  return attempt.reason === 'context_too_small' || attempt.reason === 'context_length';
 }
 
 /** Skips that `try_anyway` may override: a target without a key or adapter cannot work at all. */

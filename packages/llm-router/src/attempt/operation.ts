@@ -1,10 +1,10 @@
 import type { Adapter, AdapterCall, AdapterResponse } from '../adapters/adapter.js';
 import { dimensionsOf, embeddingUsage, inputCount, matchEncoding } from '../adapters/embeddings.js';
-import { isObject } from '../adapters/http.js';
 import { toUsage } from '../adapters/openai-stream.js';
 import { noAttempts, RouterError } from '../errors.js';
 import type { AliasConfig, ChatRequestBody, EmbeddingRequestBody, Operation, RouterRequest, Usage } from '../types.js';
 import type { Failure } from './classify-error.js';
+import { inspectCompletion, type AnswerChecks } from './inspect-answer.js';
 
 /**
  * What differs between a chat completion and an embeddings request inside the
@@ -19,7 +19,7 @@ export interface OperationSpec {
   /** One non-streaming adapter call. */
   call(adapter: Adapter, call: AdapterCall<RouterRequest['body']>): Promise<AdapterResponse>;
   /** A 2xx body that is not a usable answer: the failure to fail over with; undefined when fine. */
-  invalidAnswer(body: Record<string, unknown>, request: RouterRequest, config: AliasConfig): Failure | undefined;
+  invalidAnswer(body: Record<string, unknown>, request: RouterRequest, config: AliasConfig, answers: AnswerChecks): Failure | undefined;
   usage(body: Record<string, unknown>): Usage | undefined;
 }
 
@@ -32,7 +32,8 @@ const CHAT: OperationSpec = {
     }
   },
   call: (adapter, call) => adapter.complete(call as AdapterCall<ChatRequestBody>),
-  invalidAnswer: (body, _request, config) => (config.failOverOnEmpty && isEmptyCompletion(body) ? { kind: 'empty', reason: 'empty_response' } : undefined),
+  // The alias's `fail_over_on` checks (empty, content_filter, refusal, invalid_json): inspect-answer.ts.
+  invalidAnswer: (body, _request, _config, answers) => inspectCompletion(body, answers),
   usage: (body) => toUsage(body.usage),
 };
 
@@ -94,19 +95,4 @@ export function vectorProblem(data: readonly Record<string, unknown>[], expected
   }
   if (dimensions !== undefined && dims !== undefined && dims !== dimensions) return `asked for ${dimensions} dimensions, got ${dims}`;
   return undefined;
-}
-
-/** No content, no tool calls in any choice: the upstream answered nothing. */
-function isEmptyCompletion(body: Record<string, unknown>): boolean {
-  const choices = body.choices;
-  if (!Array.isArray(choices)) return true;
-  for (const choice of choices) {
-    if (!isObject(choice) || !isObject(choice.message)) continue;
-    const m = choice.message;
-    if (typeof m.content === 'string' && m.content.length > 0) return false;
-    if (Array.isArray(m.content) && m.content.length > 0) return false;
-    if (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) return false;
-    if (isObject(m.function_call)) return false;
-  }
-  return true;
 }

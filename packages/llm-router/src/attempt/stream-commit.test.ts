@@ -38,7 +38,7 @@ describe('a committed stream', () => {
   it('a malformed chunk after the commit ends it with stream_interrupted, never relayed as a chunk', async () => {
     const open = openWith([delta('Hello'), 'data: {"choices":[{"delta":{"content":" wor\n\n', 'data: [DONE]\n\n']);
     const ends: StreamEnd[] = [];
-    const pre = await readUntilCommit(open, 't/m', undefined, (end) => ends.push(end), 1024 * 1024);
+    const pre = await readUntilCommit(open, 't/m', undefined, new Set(), (end) => ends.push(end), 1024 * 1024);
     if (pre.kind !== 'committed') throw new Error('expected a commit');
     const seen: string[] = [];
     await expect(
@@ -55,7 +55,7 @@ describe('a committed stream', () => {
     const open = openWith([delta('Hello'), 'data: ' + 'x'.repeat(5_000), 'x'.repeat(5_000)]);
     open.decoder = new OpenAIStreamDecoder(8_000);
     const ends: StreamEnd[] = [];
-    const pre = await readUntilCommit(open, 't/m', undefined, (end) => ends.push(end), 1024 * 1024);
+    const pre = await readUntilCommit(open, 't/m', undefined, new Set(), (end) => ends.push(end), 1024 * 1024);
     if (pre.kind !== 'committed') throw new Error('expected a commit');
     await expect(
       (async () => {
@@ -78,7 +78,7 @@ describe('before the commit', () => {
         return { done: false, value: encoder.encode(role.repeat(10)) };
       },
     });
-    const pre = await readUntilCommit(open, 't/m', undefined, () => undefined, 64 * 1024);
+    const pre = await readUntilCommit(open, 't/m', undefined, new Set(), () => undefined, 64 * 1024);
     expect(pre.kind).toBe('failed');
     if (pre.kind !== 'failed' || pre.failure.kind !== 'error') throw new Error('expected an error failure');
     expect(pre.failure.error).toMatchObject({

@@ -1,6 +1,6 @@
 import { ResponseTooLargeError, type StreamEvent, type StreamOpen } from '../adapters/adapter.js';
 import { abortedError, RouterError } from '../errors.js';
-import type { CancelSignal, RequestOutcome, Usage } from '../types.js';
+import type { AnswerCheck, CancelSignal, RequestOutcome, Usage } from '../types.js';
 import { classifyStreamBreak, type Failure } from './classify-error.js';
 
 /*
@@ -36,10 +36,18 @@ export type PreCommit =
   | { readonly kind: 'failed'; readonly failure: Failure };
 
 /**
- * Reads an opened stream until its first delta. Resolves `committed` with an
- * iterator that replays the held-back chunks, or `failed` with what went wrong
- * (the body is then destroyed). Transport errors and malformed data are thrown,
- * like any adapter error, after destroying the body.
+ * Reads an opened stream until its first delta (content, reasoning, tool call
+ * or refusal). Resolves `committed` with an iterator that replays the held-back
+ * chunks, or `failed` with what went wrong (the body is then destroyed).
+ * Transport errors and malformed data are thrown, like any adapter error, after
+ * destroying the body.
+ *
+ * Of the alias's `fail_over_on` checks, only these can be decided here, from the
+ * chunks up to and including the first delta, before anything reaches the
+ * client: `content_filter` (a finish_reason content_filter in those chunks) and
+ * `refusal` (the first delta is a refusal). `empty` is the stream ending
+ * without a delta (`empty_stream`, always). `invalid_json` needs the whole text
+ * and is never applied to a stream.
  *
  * The held-back chunks are bounded by `maxPreCommitBytes` (their JSON text plus
  * HELD_EVENT_OVERHEAD_BYTES each): an upstream that sends role-only chunks
@@ -50,6 +58,7 @@ export async function readUntilCommit(
   open: StreamOpen,
   target: string,
   signal: CancelSignal | undefined,
+  checks: ReadonlySet<AnswerCheck>,
   onEnd: (end: StreamEnd) => void,
   maxPreCommitBytes: number,
 ): Promise<PreCommit> {
@@ -64,8 +73,14 @@ export async function readUntilCommit(
         const event = events[i]!;
         if (event.type === 'error') return fail(open, { kind: 'stream_error', message: event.message });
         if (event.type === 'done') return fail(open, { kind: 'empty', reason: 'empty_stream' });
+        if (event.filtered === true && checks.has('content_filter')) {
+          return fail(open, { kind: 'invalid_answer', reason: 'content_filter', detail: 'finish_reason content_filter before any content' });
+        }
+        if (event.refusal === true && checks.has('refusal')) {
+          return fail(open, { kind: 'invalid_answer', reason: 'refusal', detail: 'the model refused (refusal delta)' });
+        }
         held.push(event);
-        if (event.delta) {
+        if (event.delta || event.refusal === true) {
           for (let j = i + 1; j < events.length; j++) held.push(events[j]!);
           return { kind: 'committed', stream: new CommittedStream(open, it, held, target, signal, onEnd) };
         }

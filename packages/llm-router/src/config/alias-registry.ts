@@ -1,7 +1,10 @@
 import { ALIAS_NAMESPACE, DEFAULT_ALIAS, MANA_LLM } from '@mana/llm-aliases';
 import { RouterError } from '../errors.js';
-import type { AliasConfig, ConfigSnapshot, Operation } from '../types.js';
+import type { AliasConfig, AnswerCheck, ConfigSnapshot, Operation } from '../types.js';
+import { contextWindowOf } from './context-window.js';
 import { splitTarget } from './targets.js';
+
+const EMPTY_ONLY: ReadonlySet<AnswerCheck> = new Set<AnswerCheck>(['empty']);
 
 /** What a request's `model` resolved to. */
 export interface Resolution {
@@ -27,7 +30,15 @@ export function resolveModel(snapshot: ConfigSnapshot, model: string | undefined
   if (split !== undefined && provider !== undefined) {
     // Built per request and not cached: `model` is caller input, and a cache
     // keyed by it would grow without bound.
-    const target = Object.freeze({ id: name, provider: split.provider, model: split.model, weight: 1, settings: provider.settings, price: provider.price });
+    const target = Object.freeze({
+      id: name,
+      provider: split.provider,
+      model: split.model,
+      weight: 1,
+      settings: provider.settings,
+      price: provider.price,
+      contextWindow: contextWindowOf(provider, provider.settings),
+    });
     const config: AliasConfig = Object.freeze({
       name,
       description: '',
@@ -38,6 +49,9 @@ export function resolveModel(snapshot: ConfigSnapshot, model: string | undefined
       strategy: 'failover',
       onAllUnhealthy: 'fail',
       failOverOnEmpty: true,
+      failOverOn: EMPTY_ONLY,
+      // One target and nothing behind it: the upstream's own context-length 400 is the answer to relay.
+      failOverOnContextLength: false,
       chain: Object.freeze([target]),
     });
     return { alias: undefined, config };

@@ -1,10 +1,11 @@
 import { ALIAS_NAMESPACE, MANA_LLM_ALIASES } from '@mana/llm-aliases';
-import type { AliasConfig, ProviderConfig, Settings, Strategy, TargetConfig } from '../types.js';
+import type { AliasConfig, AnswerCheck, ProviderConfig, Settings, Strategy, TargetConfig } from '../types.js';
 import type { ConfigPath } from './config-source.js';
 import { readPrice } from './price.js';
 import type { ConfigReader, RawMap } from './reader.js';
+import { contextWindowOf } from './context-window.js';
 import { readEmbeddingKeys, settleEmbeddingSpace, type TargetEmbedding } from './embedding-space.js';
-import { ALIAS_KEYS, ALIAS_KINDS, ALIAS_NAME, FOREIGN_ALIAS_NAME, ON_ALL_UNHEALTHY, STRATEGIES, TARGET_KEYS } from './schema.js';
+import { ALIAS_KEYS, ALIAS_KINDS, ALIAS_NAME, ANSWER_CHECKS, FOREIGN_ALIAS_NAME, ON_ALL_UNHEALTHY, STRATEGIES, TARGET_KEYS } from './schema.js';
 import { modelIdProblem, splitTarget } from './targets.js';
 
 /**
@@ -62,8 +63,12 @@ function buildAlias(
   const kind = readChoice(reader, map.kind, [...path, 'kind'], 'kind', ALIAS_KINDS, 'chat', name);
   const strategy = readChoice(reader, map.strategy, [...path, 'strategy'], 'strategy', STRATEGIES, 'failover', name);
   const onAllUnhealthy = readChoice(reader, map.on_all_unhealthy, [...path, 'on_all_unhealthy'], 'on_all_unhealthy', ON_ALL_UNHEALTHY, 'fail', name);
-  const failOverOnEmpty =
-    map.fail_over_on_empty === undefined ? true : reader.boolean(map.fail_over_on_empty, [...path, 'fail_over_on_empty'], 'fail_over_on_empty', name);
+  const failOverOn = readAnswerChecks(reader, map, path, name);
+  const failOverOnEmpty = failOverOn.has('empty');
+  const failOverOnContextLength =
+    map.fail_over_on_context_length === undefined
+      ? true
+      : reader.boolean(map.fail_over_on_context_length, [...path, 'fail_over_on_context_length'], 'fail_over_on_context_length', name);
   const description = map.description === undefined || map.description === null ? '' : reader.string(map.description, [...path, 'description'], 'description', name).value;
   const aliasSettings = reader.settings(map.settings, [...path, 'settings'], name);
 
@@ -95,8 +100,37 @@ function buildAlias(
     strategy,
     onAllUnhealthy,
     failOverOnEmpty,
+    failOverOn,
+    failOverOnContextLength,
     chain: Object.freeze(chain),
   });
+}
+/**
+ * `fail_over_on: [empty, refusal, …]` (the whole list), or the older
+ * `fail_over_on_empty: true|false`; both at once would contradict each other.
+ */
+function readAnswerChecks(reader: ConfigReader, map: RawMap, path: ConfigPath, alias: string): ReadonlySet<AnswerCheck> {
+  if (map.fail_over_on === undefined) {
+    const empty =
+      map.fail_over_on_empty === undefined ? true : reader.boolean(map.fail_over_on_empty, [...path, 'fail_over_on_empty'], 'fail_over_on_empty', alias);
+    return new Set<AnswerCheck>(empty ? ['empty'] : []);
+  }
+  const at = [...path, 'fail_over_on'];
+  if (map.fail_over_on_empty !== undefined) {
+    reader.fail(at, 'use either fail_over_on or fail_over_on_empty, not both (list empty in fail_over_on instead)', alias, true);
+  }
+  if (!Array.isArray(map.fail_over_on)) {
+    reader.fail(at, `fail_over_on must be a list of ${ANSWER_CHECKS.join(', ')}`, alias);
+  }
+  const checks = new Set<AnswerCheck>();
+  map.fail_over_on.forEach((entry, index) => {
+    const value = reader.string(entry, [...at, index], 'fail_over_on entry', alias).value as AnswerCheck;
+    if (!ANSWER_CHECKS.includes(value)) {
+      reader.fail([...at, index], `unknown fail_over_on entry "${value}" (known: ${ANSWER_CHECKS.join(', ')})`, alias);
+    }
+    checks.add(value);
+  });
+  return checks;
 }
 
 /**
@@ -167,7 +201,7 @@ function buildTarget(
     ...reader.settings(map.settings, [...path, 'settings'], alias),
   });
   const price = readPrice(reader, map.price, [...path, 'price'], `target ${id}`, alias) ?? provider.price;
-  const target: TargetConfig = Object.freeze({ id, provider: split.provider, model: split.model, weight, settings, price });
+  const target: TargetConfig = Object.freeze({ id, provider: split.provider, model: split.model, weight, settings, price, contextWindow: contextWindowOf(provider, settings) });
   const declared = typeof entry === 'string' ? { space: undefined, maxBatch: undefined } : readEmbeddingKeys(reader, map, path, alias);
   return { target, shown, embedding: { ...declared, path, id: shown } };
 }

@@ -19,6 +19,8 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   maxErrorBodyBytes: 64 * 1024, // 64 KiB: an error body is kept (and relayed) up to this, truncated beyond
   maxStreamEventBytes: 4 * 1024 * 1024, // 4 MiB: one SSE event / NDJSON line, held until it ends
   maxPreCommitBytes: 1024 * 1024, // 1 MiB: stream chunks held back before the first content delta
+  contextWindow: undefined, // tokens; unknown unless configured (Ollama: its num_ctx, see context-window.ts)
+  contextReserve: 512, // tokens kept for the answer when the request sets no max_tokens
 });
 
 /**

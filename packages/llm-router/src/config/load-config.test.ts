@@ -1,9 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isRouterError } from '../errors.js';
 import { DEFAULT_SETTINGS, OLLAMA_FIRST_BYTE_TIMEOUT_MS } from './defaults.js';
 import { loadConfigFile, parseConfig } from './load-config.js';
 import { unconfiguredReason } from './provider-status.js';
-import { EMBED_ALIAS_LINE, STRINGS_ONLY, withLongForm } from './test-configs.js';
+import { EMBED_ALIAS_LINE, otherAliases, STRINGS_ONLY, withLongForm } from './test-configs.js';
 
 const env = { GROQ_API_KEY: 'gsk-secret', OPENROUTER_API_KEY: 'or-secret' };
 
@@ -239,6 +240,54 @@ ${EMBED_ALIAS_LINE}`;
   });
 });
 
+describe('parseConfig: context windows and fail_over_on', () => {
+  const text = `
+providers:
+  local: { type: ollama, base_url: "http://127.0.0.1:1", options: { num_ctx: 16384 } }
+  bare: { type: ollama, base_url: "http://127.0.0.1:2" }
+  groq: { settings: { context_window: 131072 } }
+aliases:
+  mana/long-form:
+    fail_over_on: [refusal, invalid_json]
+    fail_over_on_context_length: false
+    chain:
+      - local/a
+      - bare/b
+      - groq/c
+      - { target: openrouter/d, settings: { context_window: 8000, context_reserve: 100 } }
+      - together/e
+${otherAliases('mana/long-form')}`;
+
+  it('a window per target: declared (target ← alias ← provider), Ollama num_ctx, Ollama default 4096, or none', () => {
+    const alias = parseConfig(text, { env: {} }).aliases.get('mana/long-form')!;
+    expect(alias.chain.map((t) => [t.id, t.contextWindow])).toEqual([
+      ['local/a', 16384],
+      ['bare/b', 4096],
+      ['groq/c', 131072],
+      ['openrouter/d', 8000],
+      ['together/e', undefined],
+    ]);
+    expect(alias.chain[3]!.settings.contextReserve).toBe(100);
+    expect(alias.chain[0]!.settings.contextReserve).toBe(512);
+  });
+
+  it('fail_over_on is the whole list (empty only when listed); fail_over_on_context_length defaults to true', () => {
+    const snapshot = parseConfig(text, { env: {} });
+    const alias = snapshot.aliases.get('mana/long-form')!;
+    expect([...alias.failOverOn]).toEqual(['refusal', 'invalid_json']);
+    expect(alias.failOverOnEmpty).toBe(false);
+    expect(alias.failOverOnContextLength).toBe(false);
+    const other = snapshot.aliases.get('mana/fast-text')!;
+    expect([...other.failOverOn]).toEqual(['empty']);
+    expect(other.failOverOnContextLength).toBe(true);
+  });
+
+  it('the shipped aliases.yaml fails mana/structured over on invalid JSON', async () => {
+    const shipped = await loadConfigFile(fileURLToPath(new URL('../../../../apps/llm-gateway/aliases.yaml', import.meta.url)), { env: {} });
+    expect([...shipped.aliases.get('mana/structured')!.failOverOn]).toEqual(['empty', 'invalid_json']);
+  });
+});
+
 describe('parseConfig: validation names the alias and line', () => {
   it.each([
     ['empty chain', withLongForm('    chain: []\n'), 'line 3 (alias mana/long-form): chain must list at least one'],
@@ -264,6 +313,13 @@ describe('parseConfig: validation names the alias and line', () => {
     ['target without provider', withLongForm('    chain: [gemma3]\n'), 'line 3 (alias mana/long-form): target "gemma3" must be provider/model'],
     ['duplicate target', withLongForm('    chain: [ollama/a, ollama/a]\n'), 'line 3 (alias mana/long-form): target ollama/a is listed twice'],
     ['bad fail_over_on_empty', withLongForm('    fail_over_on_empty: maybe\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): fail_over_on_empty must be true or false'],
+    ['zero context_window on a target', withLongForm('    chain:\n      - { target: groq/a, settings: { context_window: 0 } }\n'), 'line 4 (alias mana/long-form): settings.context_window must be a whole number ≥ 1, got 0'],
+    ['fractional context_window on an alias', withLongForm('    settings: { context_window: 8192.5 }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.context_window must be a whole number ≥ 1, got 8192.5'],
+    ['context_window as text', withLongForm('    settings: { context_window: big }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.context_window must be a whole number ≥ 1, got "big"'],
+    ['unknown fail_over_on entry', withLongForm('    fail_over_on: [empty, refusals]\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): unknown fail_over_on entry "refusals" (known: empty, content_filter, refusal, invalid_json)'],
+    ['fail_over_on not a list', withLongForm('    fail_over_on: refusal\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): fail_over_on must be a list'],
+    ['fail_over_on with fail_over_on_empty', withLongForm('    fail_over_on: [refusal]\n    fail_over_on_empty: false\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): use either fail_over_on or fail_over_on_empty'],
+    ['bad fail_over_on_context_length', withLongForm('    fail_over_on_context_length: sometimes\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): fail_over_on_context_length must be true or false'],
   ])('%s', (_name, text, expected) => {
     expect(parseError(text)).toContain(`invalid config at aliases.yaml ${expected}`);
   });

@@ -1,4 +1,4 @@
-import type { AliasKind, OnAllUnhealthy, ProviderType, Settings, Strategy } from '../types.js';
+import type { AliasKind, AnswerCheck, OnAllUnhealthy, ProviderType, Settings, Strategy } from '../types.js';
 
 /**
  * The YAML vocabulary: every key the loader accepts at each level. Anything else
@@ -28,6 +28,8 @@ export const ALIAS_KEYS = [
   'strategy',
   'on_all_unhealthy',
   'fail_over_on_empty',
+  'fail_over_on',
+  'fail_over_on_context_length',
   'settings',
   'chain',
 ] as const;
@@ -65,7 +67,12 @@ export const SETTING_SPECS: Readonly<Record<string, SettingSpec>> = {
   max_error_body_bytes: { field: 'maxErrorBodyBytes', kind: 'size' },
   max_stream_event_bytes: { field: 'maxStreamEventBytes', kind: 'size' },
   max_pre_commit_bytes: { field: 'maxPreCommitBytes', kind: 'size' },
+  context_window: { field: 'contextWindow', kind: 'count', min: 1 },
+  context_reserve: { field: 'contextReserve', kind: 'count', min: 0 },
 };
+
+/** `fail_over_on:` list values, in the order the README gives them. */
+export const ANSWER_CHECKS: readonly AnswerCheck[] = ['empty', 'content_filter', 'refusal', 'invalid_json'];
 
 /** Aliases in the reserved `mana/` namespace: `mana/` + a lowercase slug. */
 export const ALIAS_NAME = /^mana\/[a-z0-9][a-z0-9._-]*$/;

@@ -7,11 +7,11 @@ import { weightedIndex } from './weighted-choice.js';
 
 function target(id: string, weight = 1): TargetConfig {
   const [provider = '', model = ''] = id.split('/');
-  return { id, provider, model, weight, settings: DEFAULT_SETTINGS, price: undefined };
+  return { id, provider, model, weight, settings: DEFAULT_SETTINGS, price: undefined, contextWindow: undefined };
 }
 
 function alias(strategy: Strategy, chain: TargetConfig[]): AliasConfig {
-  return { name: 'mana/test', description: '', kind: 'chat', embeddingSpace: undefined, maxBatch: undefined, strategy, onAllUnhealthy: 'fail', failOverOnEmpty: true, chain };
+  return { name: 'mana/test', description: '', kind: 'chat', embeddingSpace: undefined, maxBatch: undefined, strategy, onAllUnhealthy: 'fail', failOverOnEmpty: true, failOverOn: new Set(['empty']), failOverOnContextLength: true, chain };
 }
 
 function ctx(overrides: Partial<PlanContext> = {}): PlanContext {
