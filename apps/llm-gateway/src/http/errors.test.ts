@@ -40,6 +40,11 @@ describe('error shaping', () => {
     expect(fromRouterError(new RouterError('upstream_failed', 'failed', { outcome }), 'mana/a')).toMatchObject({ status: 502, code: 'upstream_failed' });
     expect(fromRouterError(new RouterError('stream_interrupted', 'cut'), 'mana/a')).toMatchObject({ status: 502, code: 'stream_interrupted' });
     expect(fromRouterError(new RouterError('invalid_request', 'bad'), 'mana/a')).toMatchObject({ status: 400, code: 'invalid_request' });
+    const tooLong = fromRouterError(new RouterError('context_length_exceeded', 'no window', { outcome, param: 'messages' }), 'mana/a');
+    expect(tooLong).toMatchObject({ status: 400, code: 'context_length_exceeded', param: 'messages', message: 'no window' });
+    expect(tooLong.outcome).toBe(outcome);
+    const schema = fromRouterError(new RouterError('invalid_schema', 'bad schema', { param: 'response_format' }), 'mana/a');
+    expect(schema).toMatchObject({ status: 400, code: 'invalid_schema', param: 'response_format' });
     expect(fromRouterError(new RouterError('invalid_config', 'oops'), 'mana/a')).toMatchObject({ status: 500, code: 'internal_error' });
     // The gateway closes its router only after its server stopped taking requests: a late one is told to retry.
     expect(fromRouterError(new RouterError('router_closed', 'closed'), 'mana/a')).toMatchObject({ status: 503, code: 'shutting_down' });
