@@ -151,13 +151,15 @@ const SCHEMA = {
 describe('fail_over_on: content that is no use', () => {
   const listed = '    fail_over_on: [empty, content_filter, refusal, invalid_json]\n    chain: [a/m1, b/m2]';
   const notListed = '    chain: [a/m1, b/m2]';
-
-  it.each([
+  /** Each useless 200: the reason it fails over with when listed, the fake's behaviour, the request's extra fields. */
+  const USELESS_ANSWERS = [
     ['content_filter', { kind: 'answer', content: 'partial', finishReason: 'content_filter' }, {}],
     ['refusal', { kind: 'answer', refusal: "I can't help with that." }, {}],
     ['invalid_json', { kind: 'answer', content: 'Sure! Here is your JSON: {"n": 1}' }, { response_format: { type: 'json_object' } }],
     ['invalid_json', { kind: 'answer', content: '{"n": "one"}' }, { response_format: SCHEMA }],
-  ] as const)('%s fails over when listed', async (reason, behavior, body) => {
+  ] as const;
+
+  it.each(USELESS_ANSWERS)('%s fails over when listed', async (reason, behavior, body) => {
     a.on('m1', behavior);
     b.on('m2', { kind: 'answer', content: '{"n": 2}' });
     const result = json(await ask(start(listed), body));
@@ -166,12 +168,7 @@ describe('fail_over_on: content that is no use', () => {
     expect(result.outcome.attempts[0]!.detail).not.toContain('Sure!'); // the content itself is never echoed
   });
 
-  it.each([
-    ['content_filter', { kind: 'answer', content: 'partial', finishReason: 'content_filter' }, {}],
-    ['refusal', { kind: 'answer', refusal: "I can't help with that." }, {}],
-    ['invalid_json', { kind: 'answer', content: 'not json' }, { response_format: { type: 'json_object' } }],
-    ['invalid_json', { kind: 'answer', content: '{"n": "one"}' }, { response_format: SCHEMA }],
-  ] as const)('%s is relayed when not listed', async (_reason, behavior, body) => {
+  it.each(USELESS_ANSWERS)('%s is relayed when not listed', async (_reason, behavior, body) => {
     a.on('m1', behavior);
     const result = json(await ask(start(notListed), body));
     expect(result.outcome.target).toBe('a/m1');
