@@ -16,6 +16,7 @@ import { createReloader, type ReloadTrigger } from './reload.js';
 import { createSerialQueue } from './serial-queue.js';
 import { createGatewayServer } from './server.js';
 import { drainAndClose, type ShutdownResult } from './shutdown.js';
+import { configHistoryFeed, RELOAD_SOURCES } from './usage/config-history.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 
 export interface Gateway {
@@ -81,12 +82,21 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     metrics.usageSource(() => usage.status);
     await usage.open();
   }
+  const history = configHistoryFeed(usage, options.configPath, logger);
+  await history.appliedFile('startup');
 
   const state: GatewayState = { ready: false, draining: false };
   // Reloads and admin writes share one queue: one change of the config at a time.
   const serial = createSerialQueue();
-  const reload = createReloader(router, metrics, logger, serial);
-  const configStore = new ConfigStore({ path: options.configPath, env, serial, logger, apply: (snapshot) => router.applyConfig(snapshot) });
+  const reload = createReloader(router, metrics, logger, serial, (trigger) => history.appliedFile(RELOAD_SOURCES[trigger]));
+  const configStore = new ConfigStore({
+    path: options.configPath,
+    env,
+    serial,
+    logger,
+    apply: (snapshot) => router.applyConfig(snapshot),
+    onApplied: (text, source) => history.applied(text, source),
+  });
   const context: GatewayContext = {
     router,
     metrics,

@@ -17,6 +17,8 @@ export function createReloader(
   metrics: GatewayMetrics,
   logger: Logger,
   serial: SerialQueue,
+  /** Told of each successful reload, inside the queue (the config history reads the applied file); must not throw. */
+  onReloaded: (trigger: ReloadTrigger) => Promise<void> = async () => {},
 ): (trigger: ReloadTrigger) => Promise<ReloadResult> {
   async function run(trigger: ReloadTrigger): Promise<ReloadResult> {
     let result: ReloadResult;
@@ -28,6 +30,7 @@ export function createReloader(
     metrics.reloaded(result.ok);
     if (result.ok) {
       logger.info({ trigger, source: result.source, aliases: router.config.aliases.size }, 'config reloaded');
+      await onReloaded(trigger);
     } else {
       logger.error({ trigger, source: result.source, error: result.error }, 'config reload failed: the previous config keeps serving');
     }

@@ -14,6 +14,8 @@ export type { IdentifiedRecord } from './write-records.js';
 export { WorkerSink, workerAvailable } from './worker-sink.js';
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './query-requests.js';
 export { SUMMARY_GROUPS } from './query-summary.js';
+export { DEFAULT_CONFIG_PAGE_SIZE, MAX_CONFIG_PAGE_SIZE, MAX_CONFIG_VERSIONS } from './config-versions.js';
+export type { ConfigVersionEntry, ConfigVersionInput, ConfigVersionPage, ConfigVersionWithPredecessor, StoredConfigVersion } from './config-versions.js';
 export { LATEST_SCHEMA_VERSION } from './migrations.js';
 export { UsageQueryError, isUsageQueryError } from './usage-query-error.js';
 export type {

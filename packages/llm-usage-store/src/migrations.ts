@@ -69,6 +69,21 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('usage_attempts_provider_ts').on('usage_attempts').columns(['provider', 'ts']).execute();
     },
   },
+  '0002_config_versions': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // Every config the gateway applied, with its full text (for rollback).
+      await db.schema
+        .createTable('config_versions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('ts', 'bigint', (c) => c.notNull())
+        .addColumn('version', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('config_versions_ts').on('config_versions').columns(['ts', 'id']).execute();
+      await db.schema.createIndex('config_versions_version').on('config_versions').columns(['version', 'ts']).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -5,6 +5,7 @@
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { UsageAttemptsTable, UsageDatabase, UsageRequestsTable } from './schema.js';
 import type { AttemptRecord, PlannedTarget, RequestFilter, RequestPage, RequestPageQuery, StoredRequest } from './types.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
 import { UsageQueryError } from './usage-query-error.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -112,19 +113,4 @@ function toStoredRequest(row: Selectable<UsageRequestsTable>, attempts: AttemptR
     rescued: row.rescued === 1,
     attempts,
   };
-}
-
-function encodeCursor(ts: number, id: string): string {
-  return Buffer.from(`${ts}:${id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): { ts: number; id: string } {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const colon = text.indexOf(':');
-  const ts = Number(text.slice(0, colon));
-  const id = text.slice(colon + 1);
-  if (colon < 1 || !Number.isSafeInteger(ts) || id.length === 0 || id.length > 64) {
-    throw new UsageQueryError('cursor is not one this API returned.', 'cursor');
-  }
-  return { ts, id };
 }

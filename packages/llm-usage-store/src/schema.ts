@@ -61,7 +61,18 @@ export interface UsageAttemptsTable {
   ttfb_ms: number | null;
 }
 
+/** One applied config: its text, the admin API's version hash of it, and what applied it. */
+export interface ConfigVersionsTable {
+  /** Sorts by time, then by order of recording within one process. */
+  id: string;
+  ts: Int;
+  version: string;
+  source: string;
+  text: string;
+}
+
 export interface UsageDatabase {
   usage_requests: UsageRequestsTable;
   usage_attempts: UsageAttemptsTable;
+  config_versions: ConfigVersionsTable;
 }

@@ -5,6 +5,14 @@
  * was down, locked or deleted.
  */
 import type { Kysely } from 'kysely';
+import {
+  addConfigVersion,
+  findConfigVersion,
+  listConfigVersions,
+  type ConfigVersionInput,
+  type ConfigVersionPage,
+  type ConfigVersionWithPredecessor,
+} from './config-versions.js';
 import { openConnection, type Connection, type StoreLocation } from './connections.js';
 import { pruneBefore, refreshStatistics } from './prune.js';
 import { queryRequests } from './query-requests.js';
@@ -61,6 +69,21 @@ export class UsageStore {
 
   async summary(query: SummaryQuery): Promise<SummaryRow[]> {
     return this.run((db) => querySummary(db, query));
+  }
+
+  /** Records an applied config unless it is already the newest one; returns whether it was added. */
+  async addConfigVersion(input: ConfigVersionInput): Promise<boolean> {
+    return this.run((db) => addConfigVersion(db, input));
+  }
+
+  /** Applied configs, newest first, without their text. */
+  async configVersions(query: { limit?: number; cursor?: string }): Promise<ConfigVersionPage> {
+    return this.run((db) => listConfigVersions(db, query));
+  }
+
+  /** The newest application of `version` with the config applied before it. */
+  async configVersion(version: string): Promise<ConfigVersionWithPredecessor | undefined> {
+    return this.run((db) => findConfigVersion(db, version));
   }
 
   /** Deletes requests older than `cutoff` (epoch ms); returns how many. */

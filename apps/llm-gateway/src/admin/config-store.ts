@@ -41,6 +41,8 @@ export interface WriteRequest {
   readonly ifMatch: string | undefined;
   /** A fingerprint of the admin key used (never the key). */
   readonly keyFingerprint: string;
+  /** What the config history calls this write (default `admin`). */
+  readonly source?: 'admin' | 'rollback';
 }
 
 export interface WriteOutcome {
@@ -61,6 +63,8 @@ export interface ConfigStoreOptions {
   readonly logger: Logger;
   /** Swaps a validated snapshot in (the router's applyConfig). */
   readonly apply: (snapshot: ConfigSnapshot) => void;
+  /** Told of each new file text once it is written and applied (the config history); must not throw. */
+  readonly onApplied?: (text: string, source: 'admin' | 'rollback') => void;
 }
 
 export function versionOf(text: string): string {
@@ -138,6 +142,7 @@ export class ConfigStore {
         throw error;
       }
       this.options.apply(snapshot);
+      if (edit.text !== before.text) this.options.onApplied?.(edit.text, request.source ?? 'admin');
     }
     const version = versionOf(edit.text);
     logger.info(

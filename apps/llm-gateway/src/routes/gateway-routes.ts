@@ -4,6 +4,7 @@
  * the error funnel (`server.ts`, `http/route-table.ts`).
  */
 import { RouteTable, type Route } from '../http/route-table.js';
+import { CONFIG_HISTORY_ROUTES } from './admin-config-history.js';
 import { handleAdminReload } from './admin-reload.js';
 import { ADMIN_RESOURCE_ROUTES } from './admin-resources.js';
 import { LITELLM_MODEL_ROUTES } from './litellm-models.js';
@@ -53,6 +54,7 @@ export const GATEWAY_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/v1/aliases', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleAliases(ctx, res, requestId) },
   { method: 'GET', path: '/v1/health', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleHealth(ctx, res, requestId) },
   ...ADMIN_RESOURCE_ROUTES,
+  ...CONFIG_HISTORY_ROUTES,
   ...LITELLM_MODEL_ROUTES,
 ];
 

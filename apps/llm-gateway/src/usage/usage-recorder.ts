@@ -5,7 +5,16 @@
  * Nothing here runs on a request's path except `record()`, which only queues.
  */
 import { join } from 'node:path';
-import { BatchWriter, UsageStore, WorkerSink, workerAvailable, type BatchWriterStatus, type RequestRecord, type StoreLocation } from '@mana/llm-usage-store';
+import {
+  BatchWriter,
+  UsageStore,
+  WorkerSink,
+  workerAvailable,
+  type BatchWriterStatus,
+  type ConfigVersionInput,
+  type RequestRecord,
+  type StoreLocation,
+} from '@mana/llm-usage-store';
 import type { Logger } from '../logging.js';
 
 export const USAGE_DATABASE_FILE = 'usage.sqlite';
@@ -32,6 +41,8 @@ export class UsageRecorder {
   private readonly writer: BatchWriter;
   private readonly pruneTimer: NodeJS.Timeout;
   private firstPrune: NodeJS.Timeout | undefined;
+  /** Config versions being written, one after another in the order they were applied. */
+  private configWrites: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: UsageRecorderOptions) {
     const { logger } = options;
@@ -79,6 +90,26 @@ export class UsageRecorder {
     this.writer.record(record);
   }
 
+  /**
+   * Queues an applied config for the history and returns at once: the write
+   * runs after the apply, and a failing store only costs a log line.
+   */
+  recordConfig(input: ConfigVersionInput): void {
+    this.configWrites = this.configWrites.then(
+      () =>
+        this.store.addConfigVersion(input).then(
+          () => undefined,
+          (error: Error) =>
+            this.options.logger.warn({ version: input.version, source: input.source, err: { message: error.message } }, 'config version not recorded in the history'),
+        ),
+    );
+  }
+
+  /** Resolves once every config queued so far is written (or given up on): the history then shows it. */
+  configRecorded(): Promise<void> {
+    return this.configWrites;
+  }
+
   get status(): UsageStatus {
     return { ...this.writer.status, store: this.store.description };
   }
@@ -88,6 +119,7 @@ export class UsageRecorder {
     clearInterval(this.pruneTimer);
     clearTimeout(this.firstPrune);
     await this.writer.close(timeoutMs);
+    await this.configWrites;
     if (this.sink !== this.store) await this.sink.close();
     await this.store.close();
   }
