@@ -5,7 +5,7 @@
  * a lookup by version finds its newest application.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { UsageDatabase } from './schema.js';
 import { UsageQueryError } from './usage-query-error.js';
@@ -45,6 +45,11 @@ export interface ConfigVersionWithPredecessor {
   readonly previous: StoredConfigVersion | null;
 }
 
+/** Rows older than (ts, id) in the history's order. */
+function olderThan(ts: number, id: string) {
+  return (eb: ExpressionBuilder<UsageDatabase, 'config_versions'>) => eb.or([eb('ts', '<', ts), eb.and([eb('ts', '=', ts), eb('id', '<', id)])]);
+}
+
 let sequence = 0;
 
 /** Time-sortable and, within one process, in recording order even inside one millisecond. */
@@ -74,7 +79,7 @@ export async function addConfigVersion(db: Kysely<UsageDatabase>, input: ConfigV
       const { ts, id } = oldestKept;
       await tx
         .deleteFrom('config_versions')
-        .where((eb) => eb.or([eb('ts', '<', ts), eb.and([eb('ts', '=', ts), eb('id', '<', id)])]))
+        .where(olderThan(ts, id))
         .execute();
     }
     return true;
@@ -89,7 +94,7 @@ export async function listConfigVersions(db: Kysely<UsageDatabase>, query: { lim
   let q = db.selectFrom('config_versions');
   if (query.cursor !== undefined) {
     const { ts, id } = decodeCursor(query.cursor);
-    q = q.where((eb) => eb.or([eb('ts', '<', ts), eb.and([eb('ts', '=', ts), eb('id', '<', id)])]));
+    q = q.where(olderThan(ts, id));
   }
   const rows = await q
     .select(['id', 'ts', 'version', 'source'])
@@ -120,7 +125,7 @@ export async function findConfigVersion(db: Kysely<UsageDatabase>, version: stri
   const previous = await db
     .selectFrom('config_versions')
     .selectAll()
-    .where((eb) => eb.or([eb('ts', '<', ts), eb.and([eb('ts', '=', ts), eb('id', '<', id)])]))
+    .where(olderThan(ts, id))
     .orderBy('ts', 'desc')
     .orderBy('id', 'desc')
     .limit(1)

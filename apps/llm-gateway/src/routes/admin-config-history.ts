@@ -16,6 +16,7 @@ import { redactedConfigText } from '../admin/config-view.js';
 import type { GatewayContext } from '../context.js';
 import type { Route } from '../http/route-table.js';
 import { adminBody, answerAdmin, writeRequest } from './admin-resources.js';
+import { paramsOf } from './admin-usage.js';
 
 /** A version is the first 16 hex digits of the file's SHA-256 (the admin API's ETag). */
 const VERSION = /^[0-9a-f]{16}$/;
@@ -49,14 +50,8 @@ async function findVersion(ctx: GatewayContext, version: string) {
   return found;
 }
 
-function searchParams(req: IncomingMessage): URLSearchParams {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  return new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
-}
-
 function pageQuery(req: IncomingMessage): { limit?: number; cursor?: string } {
-  const params = searchParams(req);
+  const params = paramsOf(req);
   const limit = params.get('limit');
   const cursor = params.get('cursor');
   if (limit !== null && !/^\d{1,4}$/.test(limit)) throw new AdminFailure('invalid_usage_query', 'limit must be a whole number from 1 to 100.', { param: 'limit' });

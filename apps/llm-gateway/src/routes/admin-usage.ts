@@ -71,7 +71,7 @@ function flag(params: Params, name: string): boolean | undefined {
   throw new BadParam(name, `${name} must be true or false.`);
 }
 
-function paramsOf(req: IncomingMessage): Params {
+export function paramsOf(req: IncomingMessage): Params {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   return new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
