@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG_PATH, DEFAULT_MAX_BODY_BYTES, isLoopbackHost, parseCli, parseDuration } from './cli.js';
+import { parseDuration } from '@mana/llm-router';
+import { DEFAULT_CONFIG_PATH, DEFAULT_MAX_BODY_BYTES, isLoopbackHost, parseCli } from './cli.js';
 
 function run(argv: string[], env: Record<string, string | undefined> = {}) {
   const result = parseCli(argv, env);
@@ -116,6 +117,11 @@ describe('durations, hosts', () => {
     expect(parseDuration('12h')).toBe(43_200_000);
     expect(parseDuration('30d')).toBe(2_592_000_000);
     expect(parseDuration('1w')).toBeUndefined();
+  });
+  it('refuses durations past 10 years, which would overflow a Date once added to now', () => {
+    expect(parseDuration('3650d')).toBe(315_360_000_000);
+    expect(parseDuration('3651d')).toBeUndefined();
+    expect(parseDuration('99999999999h')).toBeUndefined();
   });
   it('knows loopback addresses', () => {
     for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(isLoopbackHost(h), h).toBe(true);

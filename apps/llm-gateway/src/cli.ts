@@ -6,7 +6,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { normalizeOrigin } from './http/cors.js';
-import { parseSize } from '@mana/llm-router';
+import { parseDuration, parseSize } from '@mana/llm-router';
 
 export interface GatewayOptions {
   /** YAML alias config path. */
@@ -94,17 +94,6 @@ Secrets (environment only, so they never show in a process list):
 
 Signals: SIGHUP reloads the config; SIGTERM/SIGINT drain and exit 0.
 `;
-
-const DURATION_UNITS: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `25s` → 25000; `500ms` → 500; `2m` → 120000; `12h`, `30d`; `100` → 100 (ms); invalid → undefined. */
-export function parseDuration(text: string): number | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(text);
-  if (!match) return undefined;
-  const unit = DURATION_UNITS[(match[2] ?? '').toLowerCase()];
-  if (unit === undefined) return undefined;
-  return Math.round(Number(match[1]) * unit);
-}
 
 /** True for addresses only this machine can reach. */
 export function isLoopbackHost(host: string): boolean {

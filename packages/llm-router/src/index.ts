@@ -12,6 +12,7 @@ export { splitTarget } from './config/targets.js';
 export type { Env } from './config/interpolate.js';
 export { resolveModel, listModels } from './config/alias-registry.js';
 export { parseSize } from './config/sizes.js';
+export { MAX_DURATION_MS, parseDuration } from './config/durations.js';
 export { costOf } from './config/price.js';
 export { MAX_MODEL_ID_LENGTH, modelIdProblem } from './config/targets.js';
 export type { Resolution } from './config/alias-registry.js';

@@ -301,6 +301,7 @@ describe('parseConfig: validation names the alias and line', () => {
     ['bad duration', withLongForm('    settings: { first_byte_timeout: soon }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.first_byte_timeout must be a positive duration'],
     ['negative duration', withLongForm('    settings: { unhealthy_period: -5s }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.unhealthy_period must be a duration'],
     ['negative number of ms', withLongForm('    settings: { retry_max_wait: -5 }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.retry_max_wait must be a duration'],
+    ['absurd duration', withLongForm('    settings: { unhealthy_period: 99999999999h }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.unhealthy_period must be a duration'],
     ['unknown unit', withLongForm('    settings: { connect_timeout: 5 sec }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.connect_timeout must be a positive duration'],
     ['non-ASCII target', withLongForm('    chain: [ollama/模型]\n'), 'line 3 (alias mana/long-form): target "ollama/模型" may only contain printable ASCII characters'],
     ['target over 256 characters', withLongForm(`    chain: [ollama/${'m'.repeat(250)}]\n`), `line 3 (alias mana/long-form): target "ollama/${'m'.repeat(73)}" must be at most 256 characters, got 257`],
