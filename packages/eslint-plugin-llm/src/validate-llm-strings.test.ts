@@ -41,7 +41,9 @@ function run(cwd: string, ...args: string[]): { code: number | null; stdout: str
 
 const ALIASES = readFileSync(path.join(corpusDir, manifest.aliasConfig), 'utf8');
 
-describe('validate-llm-strings', () => {
+// Each case spawns the script as its own node process (some spawn several): on a
+// loaded 2-core CI machine that takes seconds, so vitest's 5 s default is too tight.
+describe('validate-llm-strings', { timeout: 30_000 }, () => {
   it('reports exactly the corpus findings, with suggestions from the alias config, and exits 1', () => {
     const dir = tree({ 'apps/llm-gateway/aliases.yaml': ALIASES });
     cpSync(corpusDir, path.join(dir, 'apps', 'corpus'), {

@@ -180,7 +180,7 @@ describe('connections and lifecycle', () => {
     // The client side (Node's fetch) keeps its own 1 s timer wheel running for
     // a tick after its sockets close; give it time to stop, the fake owns none.
     await vi.waitFor(() => expect(tally()).toEqual(before), { timeout: 5_000, interval: 50 });
-  });
+  }, 15_000); // the two waits above may take up to 5 s each under load: more than vitest's 5 s default
 
   test('a fake can be started on a chosen port', async () => {
     const first = await start();
