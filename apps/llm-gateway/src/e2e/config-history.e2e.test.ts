@@ -8,7 +8,7 @@ import { chmod, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { startFakeOpenAI, startTestPostgres, type FakeUpstream } from '@mana/llm-testkit';
 import { aliasesYaml, chatOnce, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const ADMIN_KEY = 'admin-key-e2e-history-51c2';
@@ -165,6 +165,19 @@ describe('config history', () => {
     expect(shown.body.text).toContain('<redacted>');
   });
 
+  it('a LiteLLM /model/new write is recorded as an admin version whose diff adds the new alias', async () => {
+    const before = await admin(gw, '/admin/config');
+    const added = await admin(gw, '/model/new', { method: 'POST', body: { model_name: 'ha', litellm_params: { model: 'openai/m-live', api_base: one.baseUrl } } });
+    expect(added.status).toBe(200);
+    const now = await admin(gw, '/admin/config');
+    const [newest] = (await admin(gw, '/admin/config/history?limit=1')).body.data;
+    expect(newest).toMatchObject({ version: now.body.version, source: 'admin' });
+    const shown = await admin(gw, `/admin/config/history/${newest.version}`);
+    expect(shown.body.previous_version).toBe(before.body.version);
+    expect(shown.body.diff).toMatch(/^\+ {2}ha:$/m);
+    expect(shown.body.diff.split('\n').filter((line: string) => line.startsWith('-') && !line.startsWith('---'))).toEqual([]);
+  });
+
   it('refuses an unknown version (404 config_version_not_found), a body without one (400) and a bad limit (400)', async () => {
     for (const version of ['0123456789abcdef', "x' OR 1=1 --"]) {
       const shown = await admin(gw, `/admin/config/history/${encodeURIComponent(version)}`);
@@ -200,4 +213,41 @@ describe('config history', () => {
       await off.stop();
     }
   });
+});
+
+describe('config history on PostgreSQL', () => {
+  it('a stopped database fails neither an admin write nor its apply; the history answers 503 until it is back, then records again', async () => {
+    const pg = await startTestPostgres();
+    if (!pg.ownsServer) return void (await pg.stop()); // an external server is not ours to stop
+    const pgGw = await spawnGateway({ config: original, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY, MANA_LLM_DATABASE_URL: pg.url } });
+    try {
+      const history = await admin(pgGw, '/admin/config/history');
+      expect(history.body.data.map((v: Json) => v.source)).toEqual(['startup']);
+
+      await pg.pauseServer();
+      const started = performance.now();
+      const put = await admin(pgGw, `/admin/aliases/${ALIAS}`, { method: 'PUT', body: { description: `${ALIAS} (test)`, chain: ['two/m2'] } });
+      expect(put.status).toBe(200);
+      // Answered without waiting for the store (its connect timeout is 2 s).
+      expect(performance.now() - started).toBeLessThan(1_500);
+      expect((await chatOnce(pgGw.url, ALIAS)).headers.get('x-mana-llm-resolved')).toBe('two/m2');
+      await pgGw.waitForLog((line) => line.msg === 'config version not recorded in the history' && line.version === put.body.version, 10_000);
+      const down = await admin(pgGw, '/admin/config/history');
+      expect(down.status).toBe(503);
+      expect(down.body.error.code).toBe('usage_store_unavailable');
+
+      await pg.resumeServer();
+      const patch = await admin(pgGw, `/admin/aliases/${ALIAS}`, { method: 'PATCH', body: { description: 'back' } });
+      expect(patch.status).toBe(200);
+      const after = await admin(pgGw, '/admin/config/history');
+      expect(after.status).toBe(200);
+      expect(after.body.data.map((v: Json) => [v.version, v.source])).toEqual([
+        [patch.body.version, 'admin'],
+        [history.body.data[0].version, 'startup'],
+      ]);
+    } finally {
+      await pgGw.stop();
+      await pg.stop();
+    }
+  }, 90_000);
 });
