@@ -108,6 +108,21 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
     expect(target!.ttfbMs).toEqual({ p50: 100, p95: 190 });
   });
 
+  it('ranks each group apart, written in any order, skipping missing times to first byte', async () => {
+    // 'odd': durations 1..37 written shuffled (p50 = 19th = 19, p95 = 36th = 36);
+    // ttfb only on every other row (19 values 2, 6, …, 74: p50 = 10th = 38, p95 = 19th = 74).
+    // 'tiny': one request of 500 ms with no ttfb.
+    const order = Array.from({ length: 37 }, (_, i) => (i * 17) % 37);
+    const records = order.map((i) =>
+      request({ requestId: `o${i}`, time: T0 + i, alias: 'odd', durationMs: i + 1, ttfbMs: i % 2 === 0 ? (i + 1) * 2 : null }),
+    );
+    records.push(request({ requestId: 'tiny', time: T0, alias: 'tiny', durationMs: 500, ttfbMs: null }));
+    await store.write(withIds(records));
+    const rows = await store.summary({ groupBy: 'alias' });
+    expect(rows.find((r) => r.key === 'odd')).toMatchObject({ requests: 37, durationMs: { p50: 19, p95: 36 }, ttfbMs: { p50: 38, p95: 74 } });
+    expect(rows.find((r) => r.key === 'tiny')).toMatchObject({ requests: 1, durationMs: { p50: 500, p95: 500 }, ttfbMs: { p50: null, p95: null } });
+  });
+
   it('filters requests by time, alias, target, status, code and failed_over', async () => {
     await store.write(
       withIds([
