@@ -12,6 +12,7 @@ import { sendError, type Headers } from './http/respond.js';
 import { authError, type RouteMatch, type RouteTable } from './http/route-table.js';
 import { requestLogLine } from './logging.js';
 import { gatewayRouteTable } from './routes/gateway-routes.js';
+import { pathOf } from './http/url.js';
 
 export const SERVER_TIMEOUTS = {
   headersTimeoutMs: 15_000, // 15 s to send the request head (capped by the request timeout)
@@ -20,12 +21,6 @@ export const SERVER_TIMEOUTS = {
 } as const;
 
 const MAX_HEADER_BYTES = 32 * 1024; // 32 KB of request headers
-
-function pathOf(url: string | undefined): string {
-  if (url === undefined) return '/';
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
-}
 
 /** A route to run, or a request already answered (404, 405, refused by auth), logged by its route or not. */
 type Admission = Extract<RouteMatch, { kind: 'route' }> | 'answered' | 'answered_and_logged';

@@ -49,7 +49,7 @@ function fail(code: ChatValidationError['code'], message: string, param?: string
   return { ok: false, error: { code, message, param } };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -4,7 +4,7 @@
  * an upstream error, a wasted call, or vectors the caller cannot line up.
  */
 import type { EmbeddingRequestBody } from '@mana/llm-router';
-import { modelError, typeName, type Validation, type ValidationError } from './validate-chat.js';
+import { isPlainObject, modelError, typeName, type Validation, type ValidationError } from './validate-chat.js';
 
 export type EmbeddingValidationError = ValidationError<'invalid_request' | 'invalid_type' | 'invalid_model' | 'empty_input'>;
 
@@ -49,28 +49,27 @@ function validateInput(input: unknown): EmbeddingValidation | undefined {
 }
 
 export function validateEmbeddingRequest(body: unknown): EmbeddingValidation {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  if (!isPlainObject(body)) {
     return fail('invalid_type', `The request body must be a JSON object, got ${typeName(body)}.`);
   }
-  const b = body as Record<string, unknown>;
-  const model = b.model;
+  const model = body.model;
   const badModel = modelError(model);
   if (badModel !== undefined) return { ok: false, error: badModel };
-  const bad = validateInput(b.input);
+  const bad = validateInput(body.input);
   if (bad !== undefined) return bad;
-  const encoding = b.encoding_format;
+  const encoding = body.encoding_format;
   if (encoding !== undefined && encoding !== null && (typeof encoding !== 'string' || !ENCODINGS.has(encoding))) {
     return fail('invalid_request', `'encoding_format' must be "float" or "base64".`, 'encoding_format');
   }
-  const dimensions = b.dimensions;
+  const dimensions = body.dimensions;
   if (dimensions !== undefined && dimensions !== null && !(typeof dimensions === 'number' && Number.isInteger(dimensions) && dimensions > 0)) {
     return fail('invalid_type', `'dimensions' must be a whole number > 0, got ${JSON.stringify(dimensions)?.slice(0, 40) ?? typeName(dimensions)}.`, 'dimensions');
   }
-  if (b.user !== undefined && b.user !== null && typeof b.user !== 'string') return fail('invalid_type', `'user' must be a string, got ${typeName(b.user)}.`, 'user');
-  if (b.stream === true) return fail('invalid_request', `Embeddings do not stream: leave out 'stream'.`, 'stream');
+  if (body.user !== undefined && body.user !== null && typeof body.user !== 'string') return fail('invalid_type', `'user' must be a string, got ${typeName(body.user)}.`, 'user');
+  if (body.stream === true) return fail('invalid_request', `Embeddings do not stream: leave out 'stream'.`, 'stream');
   // Nesting depth was checked on the raw text before parsing (json-depth.ts).
   // `null` optional fields mean "not given"; the router and upstreams expect them absent.
-  const clean: Record<string, unknown> = { ...b };
+  const clean: Record<string, unknown> = { ...body };
   for (const key of ['encoding_format', 'dimensions', 'user']) if (clean[key] === null) delete clean[key];
   return { ok: true, body: clean as EmbeddingRequestBody, model: model as string | undefined, stream: false };
 }

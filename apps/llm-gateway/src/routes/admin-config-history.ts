@@ -9,14 +9,15 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { createTwoFilesPatch } from 'diff';
-import { isUsageQueryError, type StoredConfigVersion, type UsageStore } from '@mana/llm-usage-store';
+import type { StoredConfigVersion, UsageStore } from '@mana/llm-usage-store';
 import { AdminFailure } from '../admin/admin-failure.js';
 import type { Answer } from '../admin/alias-operations.js';
 import { redactedConfigText } from '../admin/config-view.js';
 import type { GatewayContext } from '../context.js';
 import type { Route } from '../http/route-table.js';
 import { adminBody, answerAdmin, writeRequest } from './admin-resources.js';
-import { paramsOf } from './admin-usage.js';
+import { paramsOf } from '../http/url.js';
+import { usageStoreFailure } from './admin-usage.js';
 
 /** A version is the first 16 hex digits of the file's SHA-256 (the admin API's ETag). */
 const VERSION = /^[0-9a-f]{16}$/;
@@ -33,9 +34,8 @@ async function withStore<T>(ctx: GatewayContext, work: (store: UsageStore) => Pr
     await usage.configRecorded();
     return await work(usage.store);
   } catch (error) {
-    if (isUsageQueryError(error)) throw new AdminFailure('invalid_usage_query', error.message, { param: error.param });
-    ctx.logger.warn({ err: { message: (error as Error)?.message } }, 'config history query failed');
-    throw new AdminFailure('usage_store_unavailable', 'The usage store cannot answer right now; see /v1/health.');
+    const failure = usageStoreFailure(ctx, error, 'config history query failed');
+    throw new AdminFailure(failure.code, failure.message, { param: failure.param });
   }
 }
 

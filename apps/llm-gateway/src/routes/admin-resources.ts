@@ -22,6 +22,7 @@ import { discardBodyThenClose } from '../http/linger.js';
 import { sendError, sendJson, type Headers } from '../http/respond.js';
 import type { Route, RouteHandler } from '../http/route-table.js';
 import { isJsonContentType } from './chat-completions.js';
+import { pathOf } from '../http/url.js';
 
 /** How a refusal is written: the gateway's OpenAI-shaped error, or another API's shape (LiteLLM's). */
 export type FailureWriter = (ctx: GatewayContext, res: ServerResponse, error: GatewayError, headers: Headers) => void;
@@ -65,7 +66,7 @@ export async function adminBody(req: IncomingMessage): Promise<unknown> {
 export function writeRequest(req: IncomingMessage): WriteRequest {
   const ifMatch = req.headers['if-match'];
   return {
-    route: `${req.method ?? ''} ${(req.url ?? '').split('?')[0]!.slice(0, 300)}`,
+    route: `${req.method ?? ''} ${pathOf(req.url).slice(0, 300)}`,
     ifMatch: typeof ifMatch === 'string' ? ifMatch : undefined,
     keyFingerprint: presentedKeyFingerprint(req),
   };
@@ -76,8 +77,7 @@ export function writeRequest(req: IncomingMessage): WriteRequest {
  * param: an encoded slash (`%2F`) must be refused, and decoding would hide it.
  */
 function nameOf(req: IncomingMessage, prefix: string, kind: ResourceKind): string {
-  const path = (req.url ?? '').split('?')[0]!;
-  return nameFromPath(path.slice(prefix.length), kind);
+  return nameFromPath(pathOf(req.url).slice(prefix.length), kind);
 }
 
 type AdminWork = (ctx: GatewayContext, req: IncomingMessage, name: string) => Promise<Answer>;

@@ -5,6 +5,7 @@
  * `invalid_usage_query` naming the parameter, never a 5xx or an injected query.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { paramsOf } from '../http/url.js';
 import {
   isUsageQueryError,
   SUMMARY_GROUPS,
@@ -14,7 +15,7 @@ import {
   type SummaryGroup,
 } from '@mana/llm-usage-store';
 import type { GatewayContext } from '../context.js';
-import { gatewayError } from '../http/errors.js';
+import { gatewayError, type GatewayError } from '../http/errors.js';
 import { sendError, sendJson } from '../http/respond.js';
 
 /** The summary's window when `since` is not given. */
@@ -69,12 +70,6 @@ function flag(params: Params, name: string): boolean | undefined {
   if (value === 'true') return true;
   if (value === 'false') return false;
   throw new BadParam(name, `${name} must be true or false.`);
-}
-
-export function paramsOf(req: IncomingMessage): Params {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  return new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
 }
 
 function pageQuery(params: Params): RequestPageQuery {
@@ -136,6 +131,18 @@ function pageJson(page: RequestPage) {
   return { object: 'list', data: page.requests.map(requestJson), next_cursor: page.nextCursor };
 }
 
+/**
+ * What the client hears when a usage-store call fails: a filter the API or the
+ * store refused is the caller's 400 `invalid_usage_query` naming the parameter;
+ * anything else is logged and answered 503 `usage_store_unavailable`. The usage
+ * API and the config history both answer through it.
+ */
+export function usageStoreFailure(ctx: GatewayContext, error: unknown, logMessage: string, requestId?: string): GatewayError {
+  if (error instanceof BadParam || isUsageQueryError(error)) return gatewayError('invalid_usage_query', error.message, { param: error.param });
+  ctx.logger.warn({ req_id: requestId, err: { message: (error as Error)?.message } }, logMessage);
+  return gatewayError('usage_store_unavailable', 'The usage store cannot answer right now; see /v1/health.');
+}
+
 async function answer(ctx: GatewayContext, res: ServerResponse, requestId: string, work: () => Promise<unknown>): Promise<void> {
   const headers = { 'x-request-id': requestId, 'cache-control': 'no-store' };
   if (ctx.usage === undefined) {
@@ -145,14 +152,7 @@ async function answer(ctx: GatewayContext, res: ServerResponse, requestId: strin
   try {
     body = await work();
   } catch (error) {
-    if (error instanceof BadParam) {
-      return sendError(res, ctx.state, gatewayError('invalid_usage_query', error.message, { param: error.param }), headers);
-    }
-    if (isUsageQueryError(error)) {
-      return sendError(res, ctx.state, gatewayError('invalid_usage_query', error.message, { param: error.param }), headers);
-    }
-    ctx.logger.warn({ req_id: requestId, err: { message: (error as Error)?.message } }, 'usage query failed');
-    return sendError(res, ctx.state, gatewayError('usage_store_unavailable', 'The usage store cannot answer right now; see /v1/health.'), headers);
+    return sendError(res, ctx.state, usageStoreFailure(ctx, error, 'usage query failed', requestId), headers);
   }
   sendJson(res, ctx.state, 200, body, headers);
 }

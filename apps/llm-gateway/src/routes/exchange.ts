@@ -27,7 +27,7 @@ export class Exchange {
     readonly requestId: string,
     readonly startedAt: number,
     /** The route, as the log line names it (`/v1/chat/completions`, `/v1/embeddings`). */
-    readonly path: string = '/v1/chat/completions',
+    readonly path: string,
   ) {}
 
   /** The client went away: logged and counted as 499, never sent (nobody is there to read it). */

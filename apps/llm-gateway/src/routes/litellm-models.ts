@@ -14,6 +14,7 @@ import { sendJson } from '../http/respond.js';
 import type { Route } from '../http/route-table.js';
 import { deleteModel, modelGroupInfo, modelInfo, newModel, updateModel } from '../litellm/litellm-operations.js';
 import { adminBody, answerAdmin, writeRequest, type FailureWriter } from './admin-resources.js';
+import { paramsOf } from '../http/url.js';
 
 /** LiteLLM's error body for a gateway error. */
 export function litellmError(error: GatewayError): { error: { message: string; type: string; param: string | null; code: string } } {
@@ -31,9 +32,7 @@ function answer(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, 
 }
 
 function query(req: IncomingMessage, name: string): string | undefined {
-  const q = (req.url ?? '').indexOf('?');
-  if (q === -1) return undefined;
-  return new URLSearchParams((req.url ?? '').slice(q + 1)).get(name) ?? undefined;
+  return paramsOf(req).get(name) ?? undefined;
 }
 
 const refused: Route['refused'] = (ctx, _req, res, requestId, _startedAt, error) => sendLitellmError(ctx, res, error, { 'x-request-id': requestId });
