@@ -11,6 +11,7 @@ import { MANA_LLM_ALIASES } from '@mana/llm-aliases';
 import { ALIAS_KEYS, TARGET_KEYS } from '@mana/llm-router';
 import { AdminFailure } from './admin-failure.js';
 import { targetId } from './target-id.js';
+import { isPlainObject } from '../plain-object.js';
 
 /** Most targets one alias may list through the API: 64. */
 export const MAX_CHAIN_TARGETS = 64;
@@ -46,9 +47,6 @@ export function isRequiredAlias(name: string): boolean {
   return MANA_LLM_ALIASES.some((info) => info.alias === name);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function unknownField(field: string, allowed: readonly string[]): AdminFailure {
   return new AdminFailure('unknown_field', `Unknown field "${field.slice(0, 100)}" (allowed: ${allowed.join(', ')}).`, { param: field.slice(0, 100) });
@@ -56,7 +54,7 @@ function unknownField(field: string, allowed: readonly string[]): AdminFailure {
 
 /** A request body → an AliasSpec; throws AdminFailure for unknown fields, a wrong shape or too many targets. */
 export function aliasSpecFromBody(body: unknown, name: string): AliasSpec {
-  if (!isObject(body)) throw new AdminFailure('invalid_request', 'The body must be a JSON object describing the alias.');
+  if (!isPlainObject(body)) throw new AdminFailure('invalid_request', 'The body must be a JSON object describing the alias.');
   for (const key of Object.keys(body)) {
     if (!ALIAS_FIELDS.includes(key) && !READ_ONLY_FIELDS.includes(key)) throw unknownField(key, ALIAS_FIELDS);
   }
@@ -83,7 +81,7 @@ export function aliasSpecFromBody(body: unknown, name: string): AliasSpec {
 
 function chainEntry(entry: unknown, param: string): ChainEntry {
   if (typeof entry === 'string') return { target: entry };
-  if (!isObject(entry)) throw new AdminFailure('invalid_request', `${param} must be "provider/model" or {target, weight, settings}.`, { param });
+  if (!isPlainObject(entry)) throw new AdminFailure('invalid_request', `${param} must be "provider/model" or {target, weight, settings}.`, { param });
   for (const key of Object.keys(entry)) if (!ENTRY_FIELDS.includes(key)) throw unknownField(`${param}.${key}`, ENTRY_FIELDS.filter((k) => k !== 'id'));
   if (typeof entry.target !== 'string') throw new AdminFailure('invalid_request', `${param}.target must be a "provider/model" string.`, { param: `${param}.target` });
   const out: Record<string, unknown> = { target: entry.target };
@@ -93,9 +91,9 @@ function chainEntry(entry: unknown, param: string): ChainEntry {
 
 /** The alias as written in the file (a list or a map) → an AliasSpec; undefined if it is neither. */
 export function aliasSpecFromYaml(raw: unknown): AliasSpec | undefined {
-  const map = Array.isArray(raw) ? { chain: raw } : isObject(raw) ? raw : undefined;
+  const map = Array.isArray(raw) ? { chain: raw } : isPlainObject(raw) ? raw : undefined;
   if (map === undefined || !Array.isArray(map.chain)) return undefined;
-  const chain = map.chain.map((entry) => (typeof entry === 'string' ? { target: entry } : isObject(entry) ? ({ ...entry } as unknown as ChainEntry) : { target: String(entry) }));
+  const chain = map.chain.map((entry) => (typeof entry === 'string' ? { target: entry } : isPlainObject(entry) ? ({ ...entry } as unknown as ChainEntry) : { target: String(entry) }));
   const spec: Record<string, unknown> = {};
   for (const key of ALIAS_VALUE_KEYS) if (map[key] !== undefined && map[key] !== null) spec[key] = map[key];
   return { ...spec, chain } as AliasSpec;

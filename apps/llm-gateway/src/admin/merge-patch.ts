@@ -3,9 +3,10 @@
  * anything else (arrays included) replaces. A chain is therefore reordered or
  * reweighted by sending the whole new chain.
  */
+import { isPlainObject } from '../plain-object.js';
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
-  const out: Record<string, unknown> = isObject(target) ? { ...target } : {};
+  if (!isPlainObject(patch)) return patch;
+  const out: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];
     else out[key] = applyMergePatch(out[key], value);
@@ -13,6 +14,3 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
   return out;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

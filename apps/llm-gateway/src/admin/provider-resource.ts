@@ -6,6 +6,7 @@
 import { BUILT_IN_PROVIDERS, PROVIDER_KEYS, type ProviderConfig } from '@mana/llm-router';
 import { AdminFailure } from './admin-failure.js';
 import { storeApiKey } from './secrets-writer.js';
+import { isPlainObject } from '../plain-object.js';
 
 /** A provider body's keys: the config's provider keys (the router's list), and `name`. */
 const PROVIDER_FIELDS = ['name', ...PROVIDER_KEYS];
@@ -20,9 +21,6 @@ export interface ProviderWrite {
   readonly secret?: readonly [name: string, value: string];
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function isBuiltInProvider(name: string): boolean {
   return Object.hasOwn(BUILT_IN_PROVIDERS, name);
@@ -30,7 +28,7 @@ export function isBuiltInProvider(name: string): boolean {
 
 /** Checks a provider body for unknown fields; returns its fields without the read-only ones. */
 export function providerFieldsFromBody(body: unknown, name: string): Record<string, unknown> {
-  if (!isObject(body)) throw new AdminFailure('invalid_request', 'The body must be a JSON object describing the provider.');
+  if (!isPlainObject(body)) throw new AdminFailure('invalid_request', 'The body must be a JSON object describing the provider.');
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     if (READ_ONLY_FIELDS.includes(key)) continue;
@@ -68,13 +66,13 @@ export function providerWrite(name: string, fields: Record<string, unknown>): Pr
 
 /** Header values that are not pure `${VAR}` references are shown as `<redacted>` (they may carry tokens). */
 function redactHeaders(headers: unknown): unknown {
-  if (!isObject(headers)) return headers;
+  if (!isPlainObject(headers)) return headers;
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, typeof v === 'string' && REFERENCE_ONLY.test(v) ? v : '<redacted>']));
 }
 
 /** What GET returns for a provider: the effective type and URL, the file's own fields, never the key. */
 export function providerView(name: string, raw: unknown, loaded: ProviderConfig | undefined, usedBy: readonly string[]): Record<string, unknown> {
-  const own = isObject(raw) ? raw : {};
+  const own = isPlainObject(raw) ? raw : {};
   const keyText = typeof own.api_key === 'string' ? own.api_key : (BUILT_IN_PROVIDERS[name]?.api_key ?? undefined);
   return {
     name,

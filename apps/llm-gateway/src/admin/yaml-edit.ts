@@ -14,6 +14,7 @@
  * re-printed through the Document API instead (correct, only noisier).
  */
 import { Document, isMap, isNode, isScalar, parseDocument, type Node, type Pair, type YAMLMap } from 'yaml';
+import { isPlainObject } from '../plain-object.js';
 
 export type ConfigSection = 'aliases' | 'providers';
 
@@ -188,9 +189,6 @@ function toPlain(node: unknown): unknown {
   return isNode(node) ? node.toJSON() : node;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

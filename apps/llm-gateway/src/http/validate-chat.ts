@@ -6,6 +6,7 @@
  */
 import { modelIdProblem, type ChatRequestBody } from '@mana/llm-router';
 import type { GatewayErrorCode } from './errors.js';
+import { isPlainObject } from '../plain-object.js';
 
 /** Why a routed request body is refused: a stable code from `Code`, a message, the parameter at fault. */
 export interface ValidationError<Code extends GatewayErrorCode> {
@@ -49,9 +50,6 @@ function fail(code: ChatValidationError['code'], message: string, param?: string
   return { ok: false, error: { code, message, param } };
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A JSON value's type as messages name it (`null`, `array`, `object`, …). */
 export function typeName(value: unknown): string {

@@ -4,7 +4,8 @@
  * an upstream error, a wasted call, or vectors the caller cannot line up.
  */
 import type { EmbeddingRequestBody } from '@mana/llm-router';
-import { isPlainObject, modelError, typeName, type Validation, type ValidationError } from './validate-chat.js';
+import { isPlainObject } from '../plain-object.js';
+import { modelError, typeName, type Validation, type ValidationError } from './validate-chat.js';
 
 export type EmbeddingValidationError = ValidationError<'invalid_request' | 'invalid_type' | 'invalid_model' | 'empty_input'>;
 

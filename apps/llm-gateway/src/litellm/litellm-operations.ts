@@ -11,10 +11,11 @@ import { checkAliasNameFree, sectionOf, type Answer } from '../admin/alias-opera
 import { aliasSpecFromBody, aliasSpecFromYaml, aliasYaml, isRequiredAlias, type AliasSpec, type ChainEntry } from '../admin/alias-resource.js';
 import type { ConfigStore, CurrentConfig, WriteRequest } from '../admin/config-store.js';
 import { checkName } from '../admin/names.js';
-import { providerWrite } from '../admin/provider-resource.js';
+import { isBuiltInProvider, providerWrite } from '../admin/provider-resource.js';
 import { targetId } from '../admin/target-id.js';
 import { configData, removeEntry, setEntry } from '../admin/yaml-edit.js';
 import { defaultBaseUrl, litellmPrefixOf, providerNameFor, readDeployment, type Deployment } from './litellm-params.js';
+import { isPlainObject } from '../plain-object.js';
 
 interface Located {
   readonly alias: string;
@@ -22,9 +23,6 @@ interface Located {
   readonly spec: AliasSpec;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function locate(data: Record<string, unknown>, id: string): Located | undefined {
   for (const [alias, raw] of Object.entries(sectionOf(data, 'aliases'))) {
@@ -42,6 +40,7 @@ function notFound(id: string): AdminFailure {
 /** The file being edited: its text plus the secrets to store and what changed. */
 class Draft {
   text: string;
+  private parsed: { readonly text: string; readonly data: Record<string, unknown> } | undefined;
   readonly secrets = new Map<string, string>();
   readonly changes: string[] = [];
   readonly warnings: string[] = [];
@@ -50,8 +49,10 @@ class Draft {
     this.text = current.text;
   }
 
+  /** The parsed text, parsed again only after the text changed (one operation reads it several times). */
   get data(): Record<string, unknown> {
-    return configData(this.text);
+    if (this.parsed?.text !== this.text) this.parsed = { text: this.text, data: configData(this.text) };
+    return this.parsed.data;
   }
 
   setAlias(name: string, spec: AliasSpec): void {
@@ -83,7 +84,7 @@ class Draft {
       name = deployment.builtIn!;
     } else {
       for (const provider of this.snapshot.providers.values()) {
-        if (provider.baseUrl === base && provider.type === deployment.type && (deployment.builtIn === undefined || provider.name === deployment.builtIn || !isBuiltInName(provider.name))) {
+        if (provider.baseUrl === base && provider.type === deployment.type && (deployment.builtIn === undefined || provider.name === deployment.builtIn || !isBuiltInProvider(provider.name))) {
           name = provider.name;
           break;
         }
@@ -97,7 +98,7 @@ class Draft {
       this.writeProvider(name, fields);
       this.changes.push(`provider ${name} created`);
     } else if (deployment.apiKey !== undefined) {
-      const own = isObject(declared[name]) ? (declared[name] as Record<string, unknown>) : {};
+      const own = isPlainObject(declared[name]) ? (declared[name] as Record<string, unknown>) : {};
       this.writeProvider(name, { ...own, api_key: deployment.apiKey });
       this.changes.push(`provider ${name} api key set`);
     }
@@ -141,10 +142,6 @@ class Draft {
     this.changes.push(`deployment ${target} ${found === -1 ? 'added to' : 'updated in'} ${deployment.modelName}`);
     return { alias: deployment.modelName, target };
   }
-}
-
-function isBuiltInName(name: string): boolean {
-  return ['ollama', 'groq', 'openrouter', 'together', 'google'].includes(name);
 }
 
 /** One deployment as LiteLLM's /model/info lists it (never the api_key). */
@@ -203,16 +200,16 @@ export async function newModel(store: ConfigStore, request: WriteRequest, snapsh
 
 /** POST /model/update (`model_info.id` in the body) and PATCH /model/{id}/update: merges the given fields over the deployment. */
 export async function updateModel(store: ConfigStore, request: WriteRequest, snapshot: () => ConfigSnapshot, id: string | undefined, body: unknown): Promise<Answer> {
-  if (!isObject(body)) throw new AdminFailure('invalid_request', 'The body must be a JSON object {model_name?, litellm_params?, model_info?}.');
-  const deploymentId = id ?? (isObject(body.model_info) && typeof body.model_info.id === 'string' ? body.model_info.id : undefined);
+  if (!isPlainObject(body)) throw new AdminFailure('invalid_request', 'The body must be a JSON object {model_name?, litellm_params?, model_info?}.');
+  const deploymentId = id ?? (isPlainObject(body.model_info) && typeof body.model_info.id === 'string' ? body.model_info.id : undefined);
   if (deploymentId === undefined) throw new AdminFailure('invalid_request', 'model_info.id must name the deployment to update.', { param: 'model_info.id' });
   const { answer } = await writeDraft(store, request, snapshot, (draft) => {
     const at = locate(draft.data, deploymentId);
     if (at === undefined) throw notFound(deploymentId);
     const entry = at.spec.chain[at.index]!;
     const current = deploymentView(at.alias, entry, at.index, draft.snapshot.providers.get(entry.target.split('/')[0]!));
-    const params = { ...(current.litellm_params as Record<string, unknown>), order: undefined, ...(isObject(body.litellm_params) ? body.litellm_params : {}) };
-    const modelInfo = isObject(body.model_info) ? Object.fromEntries(Object.entries(body.model_info).filter(([key]) => key !== 'id')) : undefined;
+    const params = { ...(current.litellm_params as Record<string, unknown>), order: undefined, ...(isPlainObject(body.litellm_params) ? body.litellm_params : {}) };
+    const modelInfo = isPlainObject(body.model_info) ? Object.fromEntries(Object.entries(body.model_info).filter(([key]) => key !== 'id')) : undefined;
     const next = readDeployment({ model_name: typeof body.model_name === 'string' ? body.model_name : at.alias, litellm_params: params, ...(modelInfo === undefined ? {} : { model_info: modelInfo }) });
     draft.warnings.push(...next.warnings);
     const sameAlias = next.modelName === at.alias;
@@ -233,7 +230,7 @@ export async function updateModel(store: ConfigStore, request: WriteRequest, sna
 }
 
 export async function deleteModel(store: ConfigStore, request: WriteRequest, snapshot: () => ConfigSnapshot, body: unknown): Promise<Answer> {
-  const id = isObject(body) && typeof body.id === 'string' ? body.id : undefined;
+  const id = isPlainObject(body) && typeof body.id === 'string' ? body.id : undefined;
   if (id === undefined) throw new AdminFailure('invalid_request', 'The body must be {"id": "<deployment id>"}.', { param: 'id' });
   const { answer } = await writeDraft(store, request, snapshot, (draft) => {
     const at = locate(draft.data, id);

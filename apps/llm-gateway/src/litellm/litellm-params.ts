@@ -6,6 +6,7 @@
  * and listed as warnings, never refused.
  */
 import { AdminFailure } from '../admin/admin-failure.js';
+import { isPlainObject } from '../plain-object.js';
 
 /** LiteLLM `model` prefixes → the provider type, and the built-in provider used when no api_base is given. */
 const PREFIXES: Readonly<Record<string, { readonly type: 'openai' | 'ollama'; readonly builtIn?: string }>> = {
@@ -44,9 +45,6 @@ export interface Deployment {
   readonly warnings: readonly string[];
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export const LITELLM_DEFAULT_PREFIX: Readonly<Record<'openai' | 'ollama', string>> = { openai: 'openai', ollama: 'ollama' };
 
@@ -62,14 +60,14 @@ export function defaultBaseUrl(deployment: Deployment): string | undefined {
 
 /** Reads `{model_name, litellm_params, model_info}`; throws AdminFailure for what cannot be a deployment. */
 export function readDeployment(body: unknown): Deployment {
-  if (!isObject(body)) throw new AdminFailure('invalid_request', 'The body must be a JSON object {model_name, litellm_params, model_info}.');
+  if (!isPlainObject(body)) throw new AdminFailure('invalid_request', 'The body must be a JSON object {model_name, litellm_params, model_info}.');
   const warnings: string[] = [];
   for (const key of Object.keys(body)) if (!['model_name', 'litellm_params', 'model_info'].includes(key)) warnings.push(`${key.slice(0, 100)} is not supported and was ignored`);
   if (typeof body.model_name !== 'string' || body.model_name === '') throw new AdminFailure('invalid_request', 'model_name must be a non-empty string.', { param: 'model_name' });
   const params = body.litellm_params;
-  if (!isObject(params)) throw new AdminFailure('invalid_request', 'litellm_params must be an object with at least model.', { param: 'litellm_params' });
+  if (!isPlainObject(params)) throw new AdminFailure('invalid_request', 'litellm_params must be an object with at least model.', { param: 'litellm_params' });
   for (const key of Object.keys(params)) if (!USED_PARAMS.includes(key)) warnings.push(`litellm_params.${key.slice(0, 100)} is not supported and was ignored`);
-  if (isObject(body.model_info)) {
+  if (isPlainObject(body.model_info)) {
     for (const key of Object.keys(body.model_info)) {
       warnings.push(key === 'id' ? 'model_info.id was ignored: deployment ids are derived from model_name and model' : `model_info.${key.slice(0, 100)} is not supported and was ignored`);
     }
