@@ -14,7 +14,7 @@ import { targetId } from './target-id.js';
 import { isPlainObject } from '../plain-object.js';
 
 /** Most targets one alias may list through the API: 64. */
-export const MAX_CHAIN_TARGETS = 64;
+const MAX_CHAIN_TARGETS = 64;
 
 /** The alias keys of the config (the router's list), other than the chain, in the order they are written. */
 const ALIAS_VALUE_KEYS: readonly string[] = ALIAS_KEYS.filter((key) => key !== 'chain');
@@ -129,6 +129,11 @@ export function aliasPatchBase(spec: AliasSpec): Record<string, unknown> {
   return { ...spec, chain: spec.chain.map((entry) => ({ ...entry })) };
 }
 
+/** The strategy an alias runs: none with one target (there is nothing to choose), else the configured one or `failover`. */
+export function effectiveStrategy(spec: AliasSpec): unknown {
+  return spec.chain.length === 1 ? null : (spec.strategy ?? 'failover');
+}
+
 /** What GET returns for an alias: the file's values, each target's stable id, whether the package requires it. */
 export function aliasView(name: string, spec: AliasSpec): Record<string, unknown> {
   const { chain, ...rest } = spec;
@@ -136,7 +141,7 @@ export function aliasView(name: string, spec: AliasSpec): Record<string, unknown
     name,
     ...rest,
     description: spec.description ?? '',
-    strategy: chain.length === 1 ? null : (spec.strategy ?? 'failover'),
+    strategy: effectiveStrategy(spec),
     chain: chain.map((entry) => ({ id: targetId(name, entry.target), ...entry })),
     required: isRequiredAlias(name),
   };

@@ -8,7 +8,7 @@ import { ALIAS_NAME, FOREIGN_ALIAS_NAME, PROVIDER_NAME } from '@mana/llm-router'
 import { AdminFailure } from './admin-failure.js';
 
 /** Longest name accepted in a path: 200 characters (as the loader allows). */
-export const MAX_NAME_LENGTH = 200;
+const MAX_NAME_LENGTH = 200;
 
 export type ResourceKind = 'alias' | 'provider';
 

@@ -9,7 +9,7 @@ import { BodyError, readBody } from '../http/read-body.js';
 import { AdminFailure } from './admin-failure.js';
 
 /** Largest admin request body: 1 MB. */
-export const ADMIN_MAX_BODY_BYTES = 1024 * 1024;
+const ADMIN_MAX_BODY_BYTES = 1024 * 1024;
 
 /** Marks a 413: the route answers with `Connection: close` and discards the rest (linger.ts). */
 export class BodyTooLarge extends AdminFailure {}

@@ -8,7 +8,7 @@
 import type { ConfigSnapshot, ProviderConfig } from '@mana/llm-router';
 import { AdminFailure } from '../admin/admin-failure.js';
 import { checkAliasNameFree, sectionOf, type Answer } from '../admin/alias-operations.js';
-import { aliasSpecFromBody, aliasSpecFromYaml, aliasYaml, isRequiredAlias, type AliasSpec, type ChainEntry } from '../admin/alias-resource.js';
+import { aliasSpecFromBody, aliasSpecFromYaml, aliasYaml, effectiveStrategy, isRequiredAlias, type AliasSpec, type ChainEntry } from '../admin/alias-resource.js';
 import type { ConfigStore, CurrentConfig, WriteRequest } from '../admin/config-store.js';
 import { checkName } from '../admin/names.js';
 import { isBuiltInProvider, providerWrite } from '../admin/provider-resource.js';
@@ -265,7 +265,7 @@ export async function modelGroupInfo(store: ConfigStore, snapshot: ConfigSnapsho
       max_output_tokens: null,
       tpm: null,
       rpm: null,
-      mana_strategy: spec.chain.length === 1 ? null : (spec.strategy ?? 'failover'),
+      mana_strategy: effectiveStrategy(spec),
       mana_deployments: spec.chain.map((entry) => targetId(alias, entry.target)),
     });
   }

@@ -46,7 +46,7 @@ export interface Deployment {
 }
 
 
-export const LITELLM_DEFAULT_PREFIX: Readonly<Record<'openai' | 'ollama', string>> = { openai: 'openai', ollama: 'ollama' };
+const LITELLM_DEFAULT_PREFIX: Readonly<Record<'openai' | 'ollama', string>> = { openai: 'openai', ollama: 'ollama' };
 
 /** The LiteLLM `model` prefix that names a built-in provider (`groq` → `groq`, `google` → `gemini`). */
 export function litellmPrefixOf(provider: string, type: 'openai' | 'ollama'): string {
