@@ -35,6 +35,11 @@ export interface GatewayOptions {
   readonly databaseUrl: string | undefined;
   /** How long usage records are kept, in ms. */
   readonly usageRetentionMs: number;
+  /**
+   * This replica's name on usage records and shared health rows; undefined =
+   * `<hostname>:<port>`, known once listening.
+   */
+  readonly replicaName: string | undefined;
 }
 
 export type CliResult =
@@ -81,6 +86,9 @@ Options (a flag wins over its environment variable):
                          first start. Env MANA_LLM_DATA_DIR. Default ./${DEFAULT_DATA_DIR}.
   --usage-retention <d>  How long usage records are kept: 12h, 30d. Env MANA_LLM_USAGE_RETENTION.
                          Default 30d.
+  --replica-name <name>  This replica's name on its usage records and shared health rows
+                         (with MANA_LLM_DATABASE_URL). Env MANA_LLM_REPLICA_NAME.
+                         Default <hostname>:<port>.
   --insecure             Allow a non-loopback --host without API keys.
   -h, --help             Show this text.
 
@@ -88,7 +96,8 @@ Secrets (environment only, so they never show in a process list):
   MANA_LLM_API_KEYS      Comma-separated bearer keys clients must send on /v1/*.
                          Unset = no auth (only allowed on a loopback address).
   MANA_LLM_ADMIN_KEY     Bearer key for /admin/* routes. Unset = admin routes disabled.
-  MANA_LLM_DATABASE_URL  postgres://… : keep usage in PostgreSQL instead of the data folder.
+  MANA_LLM_DATABASE_URL  postgres://… : keep usage in PostgreSQL instead of the data folder, and
+                         share health, cooldowns and the config with every replica using it.
   Provider keys (GROQ_API_KEY, OPENROUTER_API_KEY, GOOGLE_API_KEY, TOGETHER_API_KEY) and
   OLLAMA_URL are read by the config file's \${VAR} references.
 
@@ -127,6 +136,9 @@ function numberOption(
   const value = parse(text);
   return value === undefined ? { ok: false, text } : { ok: true, value };
 }
+
+/** Short and printable: it is stored on every usage record and shown in logs. */
+const REPLICA_NAME = /^[A-Za-z0-9._:-]{1,100}$/;
 
 function parsePort(text: string): number | undefined {
   return /^\d+$/.test(text) && Number(text) <= 65_535 ? Number(text) : undefined;
@@ -176,6 +188,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
         usage: { type: 'string' },
         'data-dir': { type: 'string' },
         'usage-retention': { type: 'string' },
+        'replica-name': { type: 'string' },
         insecure: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -236,6 +249,11 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
     return { kind: 'error', message: 'Invalid MANA_LLM_DATABASE_URL: expected a postgres:// or postgresql:// URL.' };
   }
 
+  const replicaName = nonEmpty(values['replica-name']) ?? nonEmpty(env.MANA_LLM_REPLICA_NAME);
+  if (replicaName !== undefined && !REPLICA_NAME.test(replicaName)) {
+    return { kind: 'error', message: `Invalid --replica-name "${replicaName.slice(0, 100)}": expected 1–100 letters, digits and . _ : - characters.` };
+  }
+
   const apiKeys = splitKeys(env.MANA_LLM_API_KEYS);
   const adminKey = nonEmpty(env.MANA_LLM_ADMIN_KEY);
   const insecure = values.insecure === true;
@@ -268,6 +286,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
       dataDir,
       databaseUrl,
       usageRetentionMs: retention.value,
+      replicaName,
     },
   };
 }

@@ -3,6 +3,7 @@
  * Built once in `gateway.ts`; routes take it as their first argument.
  */
 import type { ReloadResult, Router } from '@mana/llm-router';
+import type { SharedState } from '@mana/llm-shared-state';
 import type { ConfigStore } from './admin/config-store.js';
 import type { KeyChecker } from './http/auth.js';
 import type { CorsPolicy } from './http/cors.js';
@@ -14,7 +15,7 @@ import type { UsageRecorder } from './usage/usage-recorder.js';
 /** The router methods the gateway uses (a test can pass a stand-in). */
 export type GatewayRouter = Pick<
   Router,
-  'config' | 'execute' | 'reload' | 'applyConfig' | 'startProbes' | 'close' | 'health' | 'aliases' | 'models' | 'on'
+  'config' | 'execute' | 'reload' | 'applyConfig' | 'startProbes' | 'close' | 'health' | 'aliases' | 'models' | 'on' | 'observeHealthTransitions' | 'applyHealthTransition'
 >;
 
 export interface GatewayState extends ResponseState {
@@ -37,6 +38,8 @@ export interface GatewayContext {
   readonly configStore: ConfigStore;
   /** Undefined with `--usage off`. */
   readonly usage: UsageRecorder | undefined;
+  /** Health, cooldowns and config shared with other replicas; undefined without MANA_LLM_DATABASE_URL. */
+  readonly shared?: SharedState | undefined;
   /** Reloads the config file, counting and logging the result. */
   reload(trigger: 'signal' | 'admin'): Promise<ReloadResult>;
 }

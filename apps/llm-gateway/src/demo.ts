@@ -88,6 +88,7 @@ async function main(): Promise<void> {
       dataDir: DEFAULT_DATA_DIR,
       databaseUrl: undefined,
       usageRetentionMs: DEFAULT_USAGE_RETENTION_MS,
+      replicaName: undefined,
     },
     { logger: memoryLogger(logs), defaultMetrics: false },
   );

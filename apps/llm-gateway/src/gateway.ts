@@ -4,7 +4,8 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRouter, loadConfigFile, type ReloadResult } from '@mana/llm-router';
+import { hostname } from 'node:os';
+import { createRouter, loadConfigFile, readConfigFile, type ReloadResult } from '@mana/llm-router';
 import { ConfigStore } from './admin/config-store.js';
 import type { GatewayOptions } from './cli.js';
 import type { GatewayContext, GatewayRouter, GatewayState } from './context.js';
@@ -13,6 +14,8 @@ import { CorsPolicy } from './http/cors.js';
 import type { Logger } from './logging.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { createReloader, type ReloadTrigger } from './reload.js';
+import { SharedConfigSync } from './replicas/shared-config-sync.js';
+import { createSharedState } from './replicas/shared-health.js';
 import { createSerialQueue } from './serial-queue.js';
 import { createGatewayServer } from './server.js';
 import { drainAndClose, type ShutdownResult } from './shutdown.js';
@@ -36,6 +39,12 @@ export interface StartOptions {
   /** Collect Node process metrics (default true). */
   readonly defaultMetrics?: boolean;
 }
+
+/**
+ * How long a starting replica waits for PostgreSQL to read the shared state
+ * before it starts on its own (degraded, syncing in the background).
+ */
+const SHARED_START_TIMEOUT_MS = 5_000; // 5 s
 
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
@@ -75,6 +84,13 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     else logger.warn(fields, 'provider unhealthy');
   });
 
+  // Until listening, the configured port; then the real one (port 0 picks one).
+  let replicaName = options.replicaName ?? `${hostname()}:${options.port}`;
+  const replica = (): string => replicaName;
+  // With MANA_LLM_DATABASE_URL several replicas share health, cooldowns and the config.
+  let configSync: SharedConfigSync | undefined;
+  const shared = options.databaseUrl === undefined ? undefined : createSharedState({ url: options.databaseUrl, router, logger, replica, config: () => configSync });
+
   const usage = options.usage
     ? new UsageRecorder({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, retentionMs: options.usageRetentionMs, logger })
     : undefined;
@@ -82,13 +98,38 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     metrics.usageSource(() => usage.status);
     await usage.open();
   }
-  const history = configHistoryFeed(usage, options.configPath, logger);
+  // Shared mode records the history in the same transaction as each shared write.
+  const history = configHistoryFeed(shared === undefined ? usage : undefined, options.configPath, logger);
   await history.appliedFile('startup');
 
   const state: GatewayState = { ready: false, draining: false };
   // Reloads and admin writes share one queue: one change of the config at a time.
   const serial = createSerialQueue();
-  const reload = createReloader(router, metrics, logger, serial, (trigger) => history.appliedFile(RELOAD_SOURCES[trigger]));
+  if (shared !== undefined) {
+    configSync = new SharedConfigSync({
+      shared,
+      configPath: options.configPath,
+      fileText: await readConfigFile(options.configPath),
+      env,
+      serial,
+      logger,
+      replica,
+      apply: (snapshot) => router.applyConfig(snapshot),
+    });
+    metrics.sharedSource(() => shared.status);
+    // Before listening: a replica started while a provider is down skips it from its first request.
+    const synced = await shared.start(SHARED_START_TIMEOUT_MS);
+    await configSync.pull('startup');
+    if (!synced) logger.warn({ timeout_ms: SHARED_START_TIMEOUT_MS }, 'shared state not read at start: starting on this replica\'s own state, syncing when PostgreSQL answers');
+  }
+  const sync = configSync;
+  const reload = createReloader(
+    sync === undefined ? router : { reload: (trigger) => sync.reload(trigger), get config() { return router.config; } },
+    metrics,
+    logger,
+    serial,
+    (trigger) => history.appliedFile(RELOAD_SOURCES[trigger]),
+  );
   const configStore = new ConfigStore({
     path: options.configPath,
     env,
@@ -96,6 +137,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     logger,
     apply: (snapshot) => router.applyConfig(snapshot),
     onApplied: (text, source) => history.applied(text, source),
+    shared: configSync,
   });
   const context: GatewayContext = {
     router,
@@ -109,6 +151,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     configStore,
     reload,
     usage,
+    shared,
   };
   const server = createGatewayServer(context, options.requestTimeoutMs);
   let address: AddressInfo;
@@ -116,9 +159,12 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     address = await listen(server, options.port, options.host);
   } catch (error) {
     await router.close();
+    await shared?.close();
     await usage?.close(0);
     throw error;
   }
+  if (options.replicaName === undefined) replicaName = `${hostname()}:${address.port}`;
+  if (usage !== undefined) usage.replica = replicaName;
   router.startProbes();
   state.ready = true;
 
@@ -146,6 +192,8 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
       admin: options.adminKey !== undefined ? 'on' : 'off',
       cors: options.corsOrigins.length === 0 ? 'off' : options.corsOrigins.join(', '),
       usage: usage === undefined ? 'off' : usage.store.description,
+      replica: replicaName,
+      shared: shared === undefined ? 'off' : shared.status.state,
     },
     'listening',
   );
@@ -159,7 +207,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     context,
     reload,
     shutdown(graceMs = options.shutdownGraceMs) {
-      shuttingDown ??= drainAndClose(server, router, state, graceMs, logger, usage);
+      shuttingDown ??= drainAndClose(server, router, state, graceMs, logger, usage).finally(() => shared?.close());
       return shuttingDown;
     },
   };

@@ -12,8 +12,14 @@ import type { SerialQueue } from './serial-queue.js';
 
 export type ReloadTrigger = 'signal' | 'admin';
 
+/** What a reload re-reads: the router's file, or (several replicas) the shared database. */
+export interface ReloadSource {
+  reload(trigger: ReloadTrigger): Promise<ReloadResult>;
+  readonly config: GatewayRouter['config'];
+}
+
 export function createReloader(
-  router: GatewayRouter,
+  router: ReloadSource,
   metrics: GatewayMetrics,
   logger: Logger,
   serial: SerialQueue,
@@ -23,7 +29,7 @@ export function createReloader(
   async function run(trigger: ReloadTrigger): Promise<ReloadResult> {
     let result: ReloadResult;
     try {
-      result = await router.reload();
+      result = await router.reload(trigger);
     } catch (error) {
       result = { ok: false, source: router.config.source, error: (error as Error)?.message ?? String(error) };
     }

@@ -34,6 +34,7 @@ beforeAll(async () => {
       dataDir: 'data',
       databaseUrl: undefined,
       usageRetentionMs: 86_400_000,
+      replicaName: undefined,
     },
     { logger: createLogger('silent').logger, env: { OLLAMA_URL: 'http://127.0.0.1:9' }, defaultMetrics: false },
   );

@@ -9,6 +9,7 @@ import { HealthProbe } from './health/health-probe.js';
 import type {
   AliasView,
   ConfigSnapshot,
+  HealthTransition,
   ProviderHealthView,
   ReloadResult,
   RouterEvents,
@@ -46,6 +47,15 @@ export interface Router {
   aliases(): AliasView[];
   models(): string[];
   on<K extends keyof RouterEvents>(event: K, listener: (event: RouterEvents[K]) => void): () => void;
+  /**
+   * Sets the one observer of this router's own health transitions (breaker
+   * opened/closed, cooldown set) — how another process learns them. Called
+   * synchronously where the transition happens: it must only queue. Returns
+   * the function that removes it. Without an observer nothing is built.
+   */
+  observeHealthTransitions(observer: (transition: HealthTransition) => void): () => void;
+  /** Applies a transition learned from elsewhere to the local health cache (not re-announced); true if it changed anything. */
+  applyHealthTransition(transition: HealthTransition): boolean;
 }
 
 export function createRouter(options: RouterOptions): Router {
@@ -168,6 +178,14 @@ class ManaRouter implements Router {
     return () => {
       set.delete(listener);
     };
+  }
+
+  observeHealthTransitions(observer: (transition: HealthTransition) => void): () => void {
+    return this.cache.observeTransitions(observer);
+  }
+
+  applyHealthTransition(transition: HealthTransition): boolean {
+    return this.cache.applyTransition(transition);
   }
 
   private emit<K extends keyof RouterEvents>(event: K, payload: RouterEvents[K]): void {

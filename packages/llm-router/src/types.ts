@@ -345,6 +345,18 @@ export interface HealthChangeEvent {
   readonly at: number;
 }
 
+/**
+ * A change of what the health cache knows, as it crosses to other replicas:
+ * a provider's breaker opened (until when, why) or closed again, or a target
+ * was put into cooldown. Times are epoch ms. Emitted for local changes only,
+ * never for one applied from elsewhere (so a replica never re-announces what
+ * it received).
+ */
+export type HealthTransition =
+  | { readonly kind: 'provider_unhealthy'; readonly subject: string; readonly until: number; readonly reason: string; readonly at: number }
+  | { readonly kind: 'provider_healthy'; readonly subject: string; readonly at: number }
+  | { readonly kind: 'cooldown'; readonly subject: string; readonly until: number; readonly reason: string; readonly at: number };
+
 export interface ReloadEvent {
   readonly ok: boolean;
   readonly source: string;

@@ -5,7 +5,7 @@
  * a lookup by version finds its newest application.
  */
 import { randomBytes } from 'node:crypto';
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { UsageDatabase } from './schema.js';
 import { UsageQueryError } from './usage-query-error.js';
@@ -60,30 +60,33 @@ function configRowId(time: number): string {
 
 /** Records `input` unless it is already the newest entry (a reload of an unchanged file). Returns whether it was added. */
 export async function addConfigVersion(db: Kysely<UsageDatabase>, input: ConfigVersionInput): Promise<boolean> {
-  return db.transaction().execute(async (tx) => {
-    const newest = await tx.selectFrom('config_versions').select('version').orderBy('ts', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
-    if (newest?.version === input.version) return false;
+  return db.transaction().execute((tx) => addConfigVersionIn(tx, input));
+}
+
+/** `addConfigVersion` inside a transaction the caller holds (the shared config's write commits both or neither). */
+export async function addConfigVersionIn(tx: Transaction<UsageDatabase>, input: ConfigVersionInput): Promise<boolean> {
+  const newest = await tx.selectFrom('config_versions').select('version').orderBy('ts', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  if (newest?.version === input.version) return false;
+  await tx
+    .insertInto('config_versions')
+    .values({ id: configRowId(input.time), ts: input.time, version: input.version, source: input.source, text: input.text })
+    .execute();
+  const oldestKept = await tx
+    .selectFrom('config_versions')
+    .select(['ts', 'id'])
+    .orderBy('ts', 'desc')
+    .orderBy('id', 'desc')
+    .offset(MAX_CONFIG_VERSIONS - 1)
+    .limit(1)
+    .executeTakeFirst();
+  if (oldestKept !== undefined) {
+    const { ts, id } = oldestKept;
     await tx
-      .insertInto('config_versions')
-      .values({ id: configRowId(input.time), ts: input.time, version: input.version, source: input.source, text: input.text })
+      .deleteFrom('config_versions')
+      .where(olderThan(ts, id))
       .execute();
-    const oldestKept = await tx
-      .selectFrom('config_versions')
-      .select(['ts', 'id'])
-      .orderBy('ts', 'desc')
-      .orderBy('id', 'desc')
-      .offset(MAX_CONFIG_VERSIONS - 1)
-      .limit(1)
-      .executeTakeFirst();
-    if (oldestKept !== undefined) {
-      const { ts, id } = oldestKept;
-      await tx
-        .deleteFrom('config_versions')
-        .where(olderThan(ts, id))
-        .execute();
-    }
-    return true;
-  });
+  }
+  return true;
 }
 
 export async function listConfigVersions(db: Kysely<UsageDatabase>, query: { limit?: number; cursor?: string }): Promise<ConfigVersionPage> {

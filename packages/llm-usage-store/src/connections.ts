@@ -35,7 +35,7 @@ const NUMERIC_OID = 1700;
 export async function openConnection(location: StoreLocation, onBackgroundError: (error: Error) => void): Promise<Connection> {
   const connection = location.kind === 'sqlite' ? openSqlite(location.file) : openPostgres(location.url, onBackgroundError);
   try {
-    const { error } = await new Migrator({ db: connection.db, provider: migrationProvider }).migrateToLatest();
+    const { error } = await new Migrator({ db: connection.db, provider: migrationProvider, allowUnorderedMigrations: true }).migrateToLatest();
     if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
   } catch (error) {
     await connection.close().catch(() => undefined);

@@ -1,6 +1,8 @@
 export { UsageStore } from './usage-store.js';
 export type { UsageStoreOptions } from './usage-store.js';
-export type { StoreLocation } from './connections.js';
+export { openConnection } from './connections.js';
+export type { Connection, StoreLocation } from './connections.js';
+export type { HealthTransitionsTable, SharedConfigTable, UsageDatabase } from './schema.js';
 export {
   BatchWriter,
   DEFAULT_DROP_LOG_INTERVAL_MS,
@@ -14,7 +16,7 @@ export type { IdentifiedRecord } from './write-records.js';
 export { WorkerSink, workerAvailable } from './worker-sink.js';
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './query-requests.js';
 export { SUMMARY_GROUPS } from './query-summary.js';
-export { DEFAULT_CONFIG_PAGE_SIZE, MAX_CONFIG_PAGE_SIZE, MAX_CONFIG_VERSIONS } from './config-versions.js';
+export { DEFAULT_CONFIG_PAGE_SIZE, MAX_CONFIG_PAGE_SIZE, MAX_CONFIG_VERSIONS, addConfigVersionIn } from './config-versions.js';
 export type { ConfigVersionEntry, ConfigVersionInput, ConfigVersionPage, ConfigVersionWithPredecessor, StoredConfigVersion } from './config-versions.js';
 export { LATEST_SCHEMA_VERSION } from './migrations.js';
 export { UsageQueryError, isUsageQueryError } from './usage-query-error.js';

@@ -84,6 +84,41 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('config_versions_version').on('config_versions').columns(['version', 'ts']).execute();
     },
   },
+  // 0003–0009 are reserved for the usage-store work landing beside this (rollups, cost).
+  '0010_replica_name': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // Several replicas write one PostgreSQL: each request names the one that served it.
+      await db.schema.alterTable('usage_requests').addColumn('replica', 'text').execute();
+    },
+  },
+  '0011_shared_health': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // The newest health transition per provider (`provider:<name>`) or target (`target:<id>`):
+      // one row each, so the table stays as small as the config and a full read is cheap.
+      await db.schema
+        .createTable('health_transitions')
+        .addColumn('subject', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('until', 'bigint')
+        .addColumn('reason', 'text')
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('replica', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+  '0012_shared_config': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // The config all replicas serve (one row, id 1); each write also lands in config_versions.
+      await db.schema
+        .createTable('shared_config')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('version', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('ts', 'bigint', (c) => c.notNull())
+        .addColumn('replica', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -112,5 +112,6 @@ function toStoredRequest(row: Selectable<UsageRequestsTable>, attempts: AttemptR
     failovers: row.failovers,
     rescued: row.rescued === 1,
     attempts,
+    replica: row.replica,
   };
 }

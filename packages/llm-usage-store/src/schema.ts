@@ -34,6 +34,8 @@ export interface UsageRequestsTable {
   rescued: number;
   /** 1 when the request ended in an error (status >= 400) or carries a failed-over attempt: the errors view. */
   flagged: number;
+  /** The gateway replica that served the request (null for rows written before replicas were named). */
+  replica: string | null;
 }
 
 export interface UsageAttemptsTable {
@@ -71,8 +73,33 @@ export interface ConfigVersionsTable {
   text: string;
 }
 
+/** The newest health transition of one provider or target, shared by all replicas. */
+export interface HealthTransitionsTable {
+  /** `provider:<name>` or `target:<provider/model>`. */
+  subject: string;
+  /** `provider_unhealthy` | `provider_healthy` | `cooldown`. */
+  kind: string;
+  /** Epoch ms the block ends; null for `provider_healthy`. */
+  until: ColumnType<number | null, number | null, number | null>;
+  reason: string | null;
+  /** Epoch ms the transition happened. */
+  at: Int;
+  replica: string;
+}
+
+/** The one config all replicas serve (row id 1). */
+export interface SharedConfigTable {
+  id: number;
+  version: string;
+  text: string;
+  ts: Int;
+  replica: string;
+}
+
 export interface UsageDatabase {
   usage_requests: UsageRequestsTable;
   usage_attempts: UsageAttemptsTable;
   config_versions: ConfigVersionsTable;
+  health_transitions: HealthTransitionsTable;
+  shared_config: SharedConfigTable;
 }

@@ -27,6 +27,7 @@ export function request(over: Partial<RequestRecord> = {}): RequestRecord {
     requestId: 'req-1',
     time: Date.UTC(2026, 10, 30, 12, 0, 0),
     keyFingerprint: 'k:1a2b3c4d',
+    replica: 'gw-a:3025',
     alias: 'fast-text',
     model: 'fast-text',
     target: final?.target ?? null,

@@ -52,6 +52,8 @@ export interface RequestRecord {
   readonly cachedTokens: number | null;
   readonly costUsd: number | null;
   readonly attempts: readonly AttemptRecord[];
+  /** The gateway replica that served it (`--replica-name`); null when unnamed. */
+  readonly replica: string | null;
 }
 
 export interface PlannedTarget {

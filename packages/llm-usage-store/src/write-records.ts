@@ -14,7 +14,7 @@ export interface IdentifiedRecord {
 }
 
 // Bound parameters per statement stay below SQLite's 32 766 and PostgreSQL's 65 535.
-const REQUEST_ROWS_PER_INSERT = 500; // × 24 columns
+const REQUEST_ROWS_PER_INSERT = 500; // × 25 columns
 const ATTEMPT_ROWS_PER_INSERT = 1_000; // × 19 columns
 
 export async function writeRecords(db: Kysely<UsageDatabase>, batch: readonly IdentifiedRecord[]): Promise<void> {
@@ -102,6 +102,7 @@ function toRows(
       failovers,
       rescued,
       flagged: r.status >= 400 || failovers > 0 ? 1 : 0,
+      replica: r.replica,
     },
     attemptRows,
   };

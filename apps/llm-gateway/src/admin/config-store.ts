@@ -9,6 +9,11 @@
  *
  * The version is a hash of the file's bytes, so a hand edit is a new version
  * too, and `If-Match` catches it.
+ *
+ * With several replicas (`shared`), the config is the shared database's row
+ * instead of the file: a write starts from the shared text, and lands by a
+ * compare-and-swap on its version, so a write another replica made first
+ * turns this one into a 412 just as a hand edit of the file does.
  */
 import { createHash } from 'node:crypto';
 import { ConfigFileError, MAX_CONFIG_BYTES, isRouterError, parseConfig, readConfigFile, readSecretsFile, secretsPathFor, withSecrets, type ConfigSnapshot, type Env } from '@mana/llm-router';
@@ -56,6 +61,18 @@ export interface WriteOutcome {
   readonly data: Record<string, unknown>;
 }
 
+/** The shared config of several replicas (see `replicas/shared-config-sync.ts`). */
+export interface SharedConfigAccess {
+  /** The text this replica serves: what GETs show (answers while PostgreSQL is down). */
+  current(): string;
+  /** The shared text now, to start a write from; throws an AdminFailure when PostgreSQL cannot be reached. */
+  fetch(): Promise<string>;
+  /** Stores `text` if the shared version is still `expectedVersion`; false when another replica wrote first. */
+  swap(expectedVersion: string, text: string, source: 'admin' | 'rollback'): Promise<boolean>;
+  /** `text` is applied on this replica. */
+  accepted(text: string): void;
+}
+
 export interface ConfigStoreOptions {
   readonly path: string;
   readonly env: Env;
@@ -65,6 +82,8 @@ export interface ConfigStoreOptions {
   readonly apply: (snapshot: ConfigSnapshot) => void;
   /** Told of each new file text once it is written and applied (the config history); must not throw. */
   readonly onApplied?: (text: string, source: 'admin' | 'rollback') => void;
+  /** Set with MANA_LLM_DATABASE_URL: the config is shared by all replicas; the file only seeded it. */
+  readonly shared?: SharedConfigAccess;
 }
 
 export function versionOf(text: string): string {
@@ -90,7 +109,20 @@ export class ConfigStore {
     return this.options.path;
   }
 
+  /** Where the config a write changes lives: the shared database, or the file. */
+  get mode(): 'shared' | 'file' {
+    return this.options.shared === undefined ? 'file' : 'shared';
+  }
+
+  /** The config as this replica serves it (shared mode) or as the file holds it. */
   async read(): Promise<CurrentConfig> {
+    const shared = this.options.shared;
+    if (shared !== undefined) return current(shared.current());
+    return current(await this.readFile());
+  }
+
+  /** The config file's text as it is on disk (in shared mode only the seed, and a hand edit's place). */
+  async readFile(): Promise<string> {
     let text: string;
     try {
       // The loader's reader: a regular file of at most MAX_CONFIG_BYTES (1 MB).
@@ -99,7 +131,7 @@ export class ConfigStore {
       const reason = error instanceof ConfigFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? 'unreadable');
       throw new AdminFailure('invalid_config', `invalid config at ${this.options.path}: cannot read the file (${reason})`);
     }
-    return { text, version: versionOf(text), data: configData(text) };
+    return text;
   }
 
   /** Runs one write: `plan` computes the edit from the current file (it may throw an AdminFailure). */
@@ -108,8 +140,8 @@ export class ConfigStore {
   }
 
   private async writeNow(request: WriteRequest, plan: (current: CurrentConfig) => ConfigEdit | Promise<ConfigEdit>): Promise<WriteOutcome> {
-    const { path, env, logger } = this.options;
-    const before = await this.read();
+    const { path, env, logger, shared } = this.options;
+    const before = shared === undefined ? await this.read() : current(await shared.fetch());
     if (request.ifMatch !== undefined && !ifMatchAccepts(request.ifMatch, before.version)) {
       throw new AdminFailure('version_conflict', `The config changed: If-Match ${request.ifMatch.slice(0, 100)} does not match the current version ${etagOf(before.version)}. Read it again and retry.`);
     }
@@ -129,7 +161,19 @@ export class ConfigStore {
     }
 
     const changed = edit.text !== before.text || secretsChanged;
-    if (changed) {
+    if (changed && shared !== undefined) {
+      if (secretsChanged) {
+        throw new AdminFailure(
+          'config_read_only',
+          'With MANA_LLM_DATABASE_URL the config is shared by every replica and secrets are never stored in the database: reference an environment variable set on every replica (api_key: ${VAR}) instead of a literal key.',
+        );
+      }
+      if (!(await shared.swap(before.version, edit.text, request.source ?? 'admin'))) {
+        throw new AdminFailure('version_conflict', `The shared config changed on another replica while this write ran (it started from ${etagOf(before.version)}). Read it again and retry.`);
+      }
+      this.options.apply(snapshot);
+      shared.accepted(edit.text);
+    } else if (changed) {
       try {
         await assertWritable(path);
         if (secretsChanged) await assertWritable(secretsPathFor(path));
@@ -160,4 +204,8 @@ export class ConfigStore {
       throw error;
     }
   }
+}
+
+function current(text: string): CurrentConfig {
+  return { text, version: versionOf(text), data: configData(text) };
 }

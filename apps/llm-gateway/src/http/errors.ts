@@ -40,6 +40,7 @@ export const GATEWAY_ERRORS = {
   invalid_usage_query: { status: 400, type: 'invalid_request_error' },
   usage_disabled: { status: 404, type: 'not_found_error' },
   usage_store_unavailable: { status: 503, type: 'api_error' },
+  shared_config_unavailable: { status: 503, type: 'api_error' },
   model_not_found: { status: 404, type: 'invalid_request_error' },
   config_version_not_found: { status: 404, type: 'not_found_error' },
   alias_not_found: { status: 404, type: 'not_found_error' },

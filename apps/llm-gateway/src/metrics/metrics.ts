@@ -17,6 +17,13 @@ export interface UsageMetricsSource {
   readonly queued: number;
 }
 
+/** What the shared state (several replicas, PostgreSQL) reports at scrape time. */
+export interface SharedMetricsSource {
+  readonly state: 'starting' | 'ok' | 'degraded';
+  readonly published: number;
+  readonly applied: number;
+}
+
 /** Label value when a request had no alias (a direct `provider/model`). */
 export const DIRECT_ALIAS_LABEL = 'direct';
 /** Label value when a request never got as far as an alias or target. */
@@ -158,6 +165,32 @@ export class GatewayMetrics {
     },
   });
 
+  private sharedReader: (() => SharedMetricsSource) | undefined;
+  private readonly sharedSeen = { published: 0, applied: 0 };
+  private readonly sharedStateUp = new Gauge({
+    name: 'mana_llm_shared_state_up',
+    help: '1 while health, cooldowns and config are in sync with the other replicas through PostgreSQL, 0 while that is degraded (requests go on with this replica\'s own state).',
+    registers: [this.registry],
+    collect: () => {
+      const source = this.sharedReader?.();
+      if (source !== undefined) this.sharedStateUp.set(source.state === 'ok' ? 1 : 0);
+    },
+  });
+  private readonly sharedTransitions = new Counter({
+    name: 'mana_llm_shared_transitions_total',
+    help: 'Health transitions this replica announced to the others (published) and learned from them that changed its cache (applied).',
+    labelNames: ['direction'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const source = this.sharedReader?.();
+      if (source === undefined) return;
+      for (const direction of ['published', 'applied'] as const) {
+        if (source[direction] > this.sharedSeen[direction]) this.sharedTransitions.inc({ direction }, source[direction] - this.sharedSeen[direction]);
+        this.sharedSeen[direction] = source[direction];
+      }
+    },
+  });
+
   // Label children cached by a joined key: avoids prom-client's per-call label hashing on the hot path.
   private readonly children = new Map<string, Inc & Observe>();
 
@@ -242,6 +275,13 @@ export class GatewayMetrics {
   /** Usage metrics are reported only when recording is on. */
   usageSource(read: () => UsageMetricsSource): void {
     this.usageReader = read;
+  }
+
+  /** Shared-state metrics are reported only with MANA_LLM_DATABASE_URL. */
+  sharedSource(read: () => SharedMetricsSource): void {
+    this.sharedReader = read;
+    this.sharedTransitions.inc({ direction: 'published' }, 0);
+    this.sharedTransitions.inc({ direction: 'applied' }, 0);
   }
 
   /** Tokens and cost of a finished request, from its usage record (every call with a price and usage counts). */

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayContext } from '../context.js';
 import { AdminFailure, isAdminFailure } from '../admin/admin-failure.js';
 import { deleteAlias, getAlias, listAliases, patchAlias, putAlias, type Answer } from '../admin/alias-operations.js';
-import { etagOf, type WriteRequest } from '../admin/config-store.js';
+import { etagOf, versionOf, type WriteRequest } from '../admin/config-store.js';
 import { redactedConfigText } from '../admin/config-view.js';
 import { nameFromPath, type ResourceKind } from '../admin/names.js';
 import { deleteProvider, getProvider, listProviders, patchProvider, putProvider } from '../admin/provider-operations.js';
@@ -98,8 +98,15 @@ export const ADMIN_RESOURCE_ROUTES: readonly Route[] = [
     handler: (ctx, req, res, requestId) =>
       answerAdmin(ctx, req, res, requestId, async () => {
         const current = await ctx.configStore.read();
-        const body = { source: ctx.configStore.path, version: current.version, loaded_at: new Date(ctx.router.config.loadedAt).toISOString(), text: redactedConfigText(current.text) };
-        return { status: 200, body, version: current.version };
+        const loadedAt = new Date(ctx.router.config.loadedAt).toISOString();
+        const text = redactedConfigText(current.text);
+        if (ctx.configStore.mode === 'file') {
+          return { status: 200, body: { mode: 'file', source: ctx.configStore.path, version: current.version, loaded_at: loadedAt, text }, version: current.version };
+        }
+        // Shared: the database holds the config; the file seeded it and is shown only to say whether a hand edit waits there, unapplied.
+        const fileVersion = await ctx.configStore.readFile().then(versionOf, () => null);
+        const file = { path: ctx.configStore.path, version: fileVersion, matches_shared: fileVersion === current.version };
+        return { status: 200, body: { mode: 'shared', source: 'database', version: current.version, loaded_at: loadedAt, text, file }, version: current.version };
       }),
   },
   { method: 'GET', path: '/admin/aliases', auth: 'admin', handler: (ctx, req, res, requestId) => answerAdmin(ctx, req, res, requestId, () => listAliases(ctx.configStore)) },

@@ -91,6 +91,7 @@ function requestJson(r: StoredRequest) {
     request_id: r.requestId,
     time: new Date(r.time).toISOString(),
     key: r.keyFingerprint,
+    replica: r.replica,
     alias: r.alias,
     model: r.model,
     target: r.target,

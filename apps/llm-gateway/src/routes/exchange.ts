@@ -78,6 +78,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
         authorization: req.headers.authorization,
       },
       Date.now(),
+      ctx.usage.replica,
     );
     ctx.usage.record(record);
     ctx.metrics.usageRecorded(alias, record);

@@ -25,12 +25,14 @@ export function handleHealth(ctx: GatewayContext, res: ServerResponse, requestId
   const usage = usageHealth(ctx);
   const providerStatus = usable === 0 ? 'down' : usable === configured.length ? 'ok' : 'degraded';
   // A failing usage store loses nothing yet (records wait in a bounded queue) but needs attention.
-  const status = providerStatus === 'ok' && usage.status === 'failing' ? 'degraded' : providerStatus;
+  const shared = sharedHealth(ctx);
+  // Shared state degraded: requests still flow on this replica's own health state, but it no longer hears the others.
+  const status = providerStatus === 'ok' && (usage.status === 'failing' || shared.state === 'degraded') ? 'degraded' : providerStatus;
   sendJson(
     res,
     ctx.state,
     200,
-    { status, checked_at: new Date().toISOString(), config: { source: ctx.router.config.source, loaded_at: new Date(ctx.router.config.loadedAt).toISOString() }, providers, usage },
+    { status, checked_at: new Date().toISOString(), config: { source: ctx.router.config.source, loaded_at: new Date(ctx.router.config.loadedAt).toISOString() }, providers, usage, shared },
     { 'x-request-id': requestId, 'cache-control': 'no-store' },
   );
 }
@@ -46,5 +48,21 @@ function usageHealth(ctx: GatewayContext) {
     dropped: s.dropped,
     last_error: s.lastError,
     last_error_at: s.lastErrorAt === null ? null : new Date(s.lastErrorAt).toISOString(),
+  };
+}
+
+function sharedHealth(ctx: GatewayContext) {
+  if (ctx.shared === undefined) return { state: 'off' as const };
+  const s = ctx.shared.status;
+  return {
+    state: s.state,
+    replica: s.replica,
+    since: new Date(s.since).toISOString(),
+    last_sync_at: s.lastSyncAt === null ? null : new Date(s.lastSyncAt).toISOString(),
+    published: s.published,
+    applied: s.applied,
+    pending: s.pending,
+    dropped: s.dropped,
+    last_error: s.lastError,
   };
 }

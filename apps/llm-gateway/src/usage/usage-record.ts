@@ -22,7 +22,7 @@ export interface FinishedExchange {
   readonly authorization: string | undefined;
 }
 
-export function usageRecord(ex: FinishedExchange, time: number): RequestRecord {
+export function usageRecord(ex: FinishedExchange, time: number, replica: string | null): RequestRecord {
   const o = ex.outcome;
   const attempts: AttemptRecord[] = [];
   let totalCost: number | null = null;
@@ -58,6 +58,7 @@ export function usageRecord(ex: FinishedExchange, time: number): RequestRecord {
     cachedTokens: ex.usage?.cached_tokens ?? null,
     costUsd: totalCost,
     attempts,
+    replica,
   };
 }
 

@@ -41,6 +41,8 @@ export class UsageRecorder {
   private readonly writer: BatchWriter;
   private readonly pruneTimer: NodeJS.Timeout;
   private firstPrune: NodeJS.Timeout | undefined;
+  /** The name written on each record (`--replica-name`, else host:port once listening). */
+  replica: string | null = null;
   /** Config versions being written, one after another in the order they were applied. */
   private configWrites: Promise<void> = Promise.resolve();
 

@@ -80,6 +80,32 @@ export class CircuitBreaker {
     return undefined;
   }
 
+  /**
+   * Another replica opened this provider's breaker until `until`: skip it
+   * here too. A later end already known is kept; a period already over is
+   * not worth applying (it would only make the provider half-open).
+   */
+  openUntilRemote(until: number, error: string, at: number): boolean {
+    if (until <= this.now() || (this.openUntil !== undefined && this.openUntil >= until)) return false;
+    this.openUntil = until;
+    this.consecutiveFailures = Math.max(1, this.consecutiveFailures);
+    this.lastError = error;
+    this.lastCheck = Math.max(this.lastCheck ?? 0, at);
+    return true;
+  }
+
+  /**
+   * Another replica saw this provider healthy at `at`. Ignored when this
+   * replica's own last record is newer (it saw a failure after that success).
+   */
+  closeRemote(at: number): boolean {
+    if (this.openUntil === undefined || (this.lastCheck !== undefined && this.lastCheck > at)) return false;
+    this.consecutiveFailures = 0;
+    this.openUntil = undefined;
+    this.lastCheck = at;
+    return true;
+  }
+
   snapshot(): BreakerSnapshot {
     return {
       state: this.state,

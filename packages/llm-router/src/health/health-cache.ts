@@ -1,5 +1,5 @@
 import { UNCONFIGURED_PREFIX, unconfiguredReason } from '../config/provider-status.js';
-import type { AliasView, ConfigSnapshot, HealthChangeEvent, ProviderConfig, ProviderHealthView, Settings, TargetConfig } from '../types.js';
+import type { AliasView, ConfigSnapshot, HealthChangeEvent, HealthTransition, ProviderConfig, ProviderHealthView, Settings, TargetConfig } from '../types.js';
 import { BreakerState, CircuitBreaker, type BreakerSnapshot, type Flip } from './circuit-breaker.js';
 import { buildAliasViews, buildProviderViews } from './health-views.js';
 import { listingHasModel, listingIsAuthoritative } from './model-listing.js';
@@ -39,6 +39,8 @@ export class HealthCache {
   private readonly cooldowns = new Map<string, Cooldown>();
   private readonly listings = new Map<string, ReadonlySet<string>>();
   private readonly listeners = new Set<(event: HealthChangeEvent) => void>();
+  /** Told of each local transition (shared state); unset in a single replica, where the check costs nothing else. */
+  private transitionObserver: ((transition: HealthTransition) => void) | undefined;
   /** The provider configs the state was gathered against, to tell on reload whether an endpoint changed. */
   private readonly knownProviders = new Map<string, ProviderConfig>();
 
@@ -50,6 +52,34 @@ export class HealthCache {
   onChange(listener: (event: HealthChangeEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Sets the one observer of local transitions (replaces any earlier one);
+   * returns the function that removes it.
+   */
+  observeTransitions(observer: (transition: HealthTransition) => void): () => void {
+    this.transitionObserver = observer;
+    return () => {
+      if (this.transitionObserver === observer) this.transitionObserver = undefined;
+    };
+  }
+
+  /**
+   * Applies a transition another replica announced, without announcing it
+   * again (no observer call) and without health events. Returns whether it
+   * changed anything (a stale or already known transition does not).
+   */
+  applyTransition(transition: HealthTransition): boolean {
+    switch (transition.kind) {
+      case 'provider_unhealthy':
+        return this.breaker(transition.subject).openUntilRemote(transition.until, redactSecrets(transition.reason, this.knownSecrets()), transition.at);
+      case 'provider_healthy':
+        return this.breakers.get(transition.subject)?.closeRemote(transition.at) ?? false;
+      case 'cooldown':
+        if (transition.until <= this.now()) return false;
+        return this.setCooldown(transition.subject, transition.until, transition.reason);
+    }
   }
 
   /**
@@ -77,21 +107,30 @@ export class HealthCache {
   }
 
   reportSuccess(provider: string): void {
-    this.emit(provider, this.breaker(provider).success(), null);
+    const flip = this.breaker(provider).success();
+    this.emit(provider, flip, null);
+    if (flip !== undefined && this.transitionObserver !== undefined) this.announce({ kind: 'provider_healthy', subject: provider, at: this.now() });
   }
 
   /** A connection-level failure (refused, reset, DNS, timeout) or a failed probe. */
   reportFailure(provider: string, error: string, settings: Settings): void {
     // Redacted before it is stored, so events and logs never see a key either.
     const text = redactSecrets(error, this.knownSecrets());
-    this.emit(provider, this.breaker(provider).failure(text, settings), text);
+    const breaker = this.breaker(provider);
+    const openUntilBefore = breaker.snapshot().openUntil;
+    this.emit(provider, breaker.failure(text, settings), text);
+    if (this.transitionObserver === undefined) return;
+    // Opened, or reopened after a failed half-open trial: either way a new period others should skip.
+    const { openUntil } = breaker.snapshot();
+    if (openUntil !== undefined && openUntil !== openUntilBefore) {
+      this.announce({ kind: 'provider_unhealthy', subject: provider, until: openUntil, reason: text, at: this.now() });
+    }
   }
 
   /** Skips one target until `untilMs`; a longer existing cooldown is kept. */
   coolDown(targetId: string, untilMs: number, reason: string): void {
-    const existing = this.cooldownOf(targetId);
-    if (existing !== undefined && existing.until >= untilMs) return;
-    this.cooldowns.set(targetId, { until: untilMs, reason: redactSecrets(reason, this.knownSecrets()) });
+    if (!this.setCooldown(targetId, untilMs, reason) || this.transitionObserver === undefined) return;
+    this.announce({ kind: 'cooldown', subject: targetId, until: untilMs, reason: this.cooldowns.get(targetId)!.reason, at: this.now() });
   }
 
   recordProbe(provider: string, result: ProbeResult, settings: Settings): void {
@@ -169,6 +208,21 @@ export class HealthCache {
 
   private knownSecrets(): string[] {
     return apiKeysOf(this.knownProviders.values());
+  }
+
+  private setCooldown(targetId: string, untilMs: number, reason: string): boolean {
+    const existing = this.cooldownOf(targetId);
+    if (existing !== undefined && existing.until >= untilMs) return false;
+    this.cooldowns.set(targetId, { until: untilMs, reason: redactSecrets(reason, this.knownSecrets()) });
+    return true;
+  }
+
+  private announce(transition: HealthTransition): void {
+    try {
+      this.transitionObserver?.(transition);
+    } catch {
+      // A failing observer (the shared-state sync) must not break routing.
+    }
   }
 
   private isModelMissing(target: TargetConfig, provider: ProviderConfig): boolean {

@@ -1,0 +1,88 @@
+/**
+ * The config all replicas serve: one row (`shared_config`, id 1) holding the
+ * text and its version (the admin API's ETag). A write is a compare-and-swap
+ * on the version inside one transaction that also adds the config history's
+ * row and NOTIFYs `mana_llm_config`: all of it commits, or none of it.
+ */
+import { addConfigVersionIn, type UsageDatabase } from '@mana/llm-usage-store';
+import { sql, type Kysely } from 'kysely';
+
+export const CONFIG_CHANNEL = 'mana_llm_config';
+const HEAD_ID = 1;
+
+export interface SharedConfig {
+  readonly version: string;
+  readonly text: string;
+  /** Epoch ms it was written. */
+  readonly time: number;
+  /** The replica that wrote it. */
+  readonly replica: string;
+}
+
+export interface ConfigWrite {
+  readonly version: string;
+  readonly text: string;
+  /** For the config history: `startup` (the seed), `admin`, `rollback`. */
+  readonly source: string;
+  readonly replica: string;
+  readonly time: number;
+}
+
+/** The NOTIFY payload: which version, from whom (the text is read from the table: it may be up to 1 MB). */
+export interface ConfigNotice {
+  readonly version: string;
+  readonly replica: string;
+}
+
+export async function readSharedConfig(db: Kysely<UsageDatabase>): Promise<SharedConfig | undefined> {
+  const row = await db.selectFrom('shared_config').selectAll().where('id', '=', HEAD_ID).executeTakeFirst();
+  return row === undefined ? undefined : { version: row.version, text: row.text, time: Number(row.ts), replica: row.replica };
+}
+
+/** Stores `write` when the database holds no config yet; returns the config it holds afterwards (the seed, or what another replica seeded first). */
+export async function seedSharedConfig(db: Kysely<UsageDatabase>, write: ConfigWrite): Promise<SharedConfig> {
+  await db.transaction().execute(async (tx) => {
+    const inserted = await tx
+      .insertInto('shared_config')
+      .values({ id: HEAD_ID, version: write.version, text: write.text, ts: write.time, replica: write.replica })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return;
+    await addConfigVersionIn(tx, write);
+    await notify(tx, write);
+  });
+  const head = await readSharedConfig(db);
+  if (head === undefined) throw new Error('the shared config is missing right after seeding it');
+  return head;
+}
+
+export type SwapResult = { readonly ok: true } | { readonly ok: false; readonly current: SharedConfig | undefined };
+
+/** Replaces the shared config with `write` only if it is still `expectedVersion`. */
+export async function swapSharedConfig(db: Kysely<UsageDatabase>, expectedVersion: string, write: ConfigWrite): Promise<SwapResult> {
+  return db.transaction().execute(async (tx) => {
+    // FOR UPDATE: two replicas writing at once are ordered here; the second sees the first's version.
+    const row = await tx.selectFrom('shared_config').selectAll().where('id', '=', HEAD_ID).forUpdate().executeTakeFirst();
+    if (row === undefined || row.version !== expectedVersion) {
+      return { ok: false, current: row === undefined ? undefined : { version: row.version, text: row.text, time: Number(row.ts), replica: row.replica } };
+    }
+    await tx.updateTable('shared_config').set({ version: write.version, text: write.text, ts: write.time, replica: write.replica }).where('id', '=', HEAD_ID).execute();
+    await addConfigVersionIn(tx, write);
+    await notify(tx, write);
+    return { ok: true };
+  });
+}
+
+async function notify(tx: Kysely<UsageDatabase>, write: ConfigWrite): Promise<void> {
+  const notice: ConfigNotice = { version: write.version, replica: write.replica };
+  await sql`select pg_notify(${CONFIG_CHANNEL}, ${JSON.stringify(notice)})`.execute(tx);
+}
+
+export function decodeConfigNotice(payload: string): ConfigNotice | undefined {
+  try {
+    const notice = JSON.parse(payload) as ConfigNotice;
+    return typeof notice?.version === 'string' && typeof notice.replica === 'string' ? notice : undefined;
+  } catch {
+    return undefined;
+  }
+}
