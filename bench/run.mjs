@@ -2,7 +2,7 @@
 // @portkey-ai/gateway 1.15.2, all against the same fast loopback fake upstream,
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
-//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,usage,latency,throughput,failover,memory]
+//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,usage,shared,latency,throughput,failover,memory]
 //                      [--out=DIR] [--log-level=info] [--no-auth]
 //
 // --log-level and --no-auth change how our gateway runs (default: request logs
@@ -10,7 +10,8 @@
 // of such runs say so in their notes.
 //
 // Sections: latency (sequential, interleaved rounds; chat and embeddings), throughput (separate
-// load process), failover cost, memory with 1,000 open streams.
+// load process), failover cost, memory with 1,000 open streams. `shared` adds our gateway with
+// MANA_LLM_DATABASE_URL (a throwaway PostgreSQL) to the latency rounds: what shared mode costs a request.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -153,6 +154,7 @@ async function main() {
     const clients = [createClient({ name: 'direct', url: upstream.url, model: 'fast', headers: { authorization: `Bearer ${UPSTREAM_KEY}` } })];
     let ours;
     let oursUsageOff;
+    let oursShared;
     let portkey;
     if (haveOurs) {
       ours = await startManaGateway({ configPath, env: oursEnv, logLevel });
@@ -165,6 +167,17 @@ async function main() {
         stops.push(oursUsageOff.stop);
         clients.push(createClient({ name: 'ours_usage_off', url: oursUsageOff.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
         log(`our gateway with --usage off on ${oursUsageOff.url} (pid ${oursUsageOff.pid})`);
+      }
+      if (!skip.has('shared')) {
+        // Several-replicas mode: health, cooldowns and config shared through PostgreSQL (one replica is enough
+        // to measure what a request pays for it: requests read only the local cache).
+        const { startTestPostgres } = await import(path.join(repoRoot, 'packages/llm-testkit/dist/index.js'));
+        const postgres = await startTestPostgres();
+        stops.push(() => postgres.stop());
+        oursShared = await startManaGateway({ configPath, env: { ...oursEnv, MANA_LLM_DATABASE_URL: postgres.url, MANA_LLM_REPLICA_NAME: 'bench' }, logLevel });
+        stops.push(oursShared.stop);
+        clients.push(createClient({ name: 'ours_shared', url: oursShared.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
+        log(`our gateway with MANA_LLM_DATABASE_URL (shared mode) on ${oursShared.url} (pid ${oursShared.pid})`);
       }
     }
     const portkeyHeaders = {
@@ -199,6 +212,15 @@ async function main() {
         streamLastByte: addedLatency(streamed, 'direct', 'total'),
         embeddings: addedLatency(embedded, 'direct', 'total'),
       };
+      if (oursShared) {
+        // Paired per round against the default gateway (embedded SQLite usage, nothing shared).
+        const nonStream = addedLatency(plain, 'ours', 'total').ours_shared.added;
+        const streamLastByte = addedLatency(streamed, 'ours', 'total').ours_shared.added;
+        results.sharedMode = { nonStreamAddedMs: nonStream, streamLastByteAddedMs: streamLastByte };
+        const line = `shared mode (MANA_LLM_DATABASE_URL, PostgreSQL) vs the default, sequential: median added ${nonStream.median.toFixed(3)} ms non-streaming, ${streamLastByte.median.toFixed(3)} ms streaming (paired per round)`;
+        results.notes.push(line);
+        log(line);
+      }
       if (oursUsageOff) {
         results.usageRecording = {
           nonStreamAddedMs: addedLatency(plain, 'ours_usage_off', 'total').ours.added,

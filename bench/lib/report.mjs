@@ -52,6 +52,13 @@ export function evaluateTargets(results) {
       : '–',
     met: verdict(mem ? mem.openMb < 200 && mem.afterMb <= mem.idleMb + NEAR_IDLE_MB && mem.completed === mem.count : undefined),
   });
+  const shared = results.sharedMode?.nonStreamAddedMs?.median;
+  targets.push({
+    name: 'Shared mode (MANA_LLM_DATABASE_URL) vs the default: median added latency, sequential, non-streaming',
+    goal: '≤ 0.05 ms (no measurable cost)',
+    value: ms(shared),
+    met: verdict(have(shared) ? shared <= 0.05 : undefined),
+  });
   const refuse = results.failover?.refuse;
   targets.push({
     name: 'Failover past a refusing target (first request, before the health cache knows)',
