@@ -39,6 +39,11 @@ export async function readSharedConfig(db: Kysely<UsageDatabase>): Promise<Share
   return row === undefined ? undefined : { version: row.version, text: row.text, time: Number(row.ts), replica: row.replica };
 }
 
+/** The shared version and its writer only (the reconciliation round's check: the text may be up to 1 MB). */
+export async function readSharedConfigVersion(db: Kysely<UsageDatabase>): Promise<ConfigNotice | undefined> {
+  return db.selectFrom('shared_config').select(['version', 'replica']).where('id', '=', HEAD_ID).executeTakeFirst();
+}
+
 /** Stores `write` when the database holds no config yet; returns the config it holds afterwards (the seed, or what another replica seeded first). */
 export async function seedSharedConfig(db: Kysely<UsageDatabase>, write: ConfigWrite): Promise<SharedConfig> {
   await db.transaction().execute(async (tx) => {

@@ -17,7 +17,7 @@ import { openConnection, type Connection, type UsageDatabase } from '@mana/llm-u
 import type { Kysely } from 'kysely';
 import { HEALTH_CHANNEL, decodePayload, publishTransitions, readCurrentTransitions, subjectKey, type SharedTransition } from './health-rows.js';
 import { NotifyListener } from './notify-listener.js';
-import { CONFIG_CHANNEL, decodeConfigNotice, readSharedConfig, seedSharedConfig, swapSharedConfig, type ConfigNotice, type ConfigWrite, type SharedConfig, type SwapResult } from './shared-config.js';
+import { CONFIG_CHANNEL, decodeConfigNotice, readSharedConfig, readSharedConfigVersion, seedSharedConfig, swapSharedConfig, type ConfigNotice, type ConfigWrite, type SharedConfig, type SwapResult } from './shared-config.js';
 
 export const DEFAULT_RECONCILE_INTERVAL_MS = 3_000; // 3 s: repairs a lost notification within this
 /** Local transitions waiting for PostgreSQL, newest per provider/target: more subjects than any config has. */
@@ -197,8 +197,8 @@ export class SharedState {
       await this.flush();
       if (this.pending.size > 0) return false; // the flush failed: it degraded already
       for (const shared of await readCurrentTransitions(db, this.now())) this.apply(shared);
-      const head = await readSharedConfig(db);
-      if (head !== undefined && head.version !== this.options.localConfigVersion()) this.options.onConfigChanged({ version: head.version, replica: head.replica });
+      const head = await readSharedConfigVersion(db);
+      if (head !== undefined && head.version !== this.options.localConfigVersion()) this.options.onConfigChanged(head);
       this.lastSyncAt = this.now();
       if (this.listener.connected) this.setState('ok', null);
       return this.listener.connected;
