@@ -12,7 +12,7 @@
  * Everything runs on the queue that orders reloads and writes.
  */
 import { isRouterError, parseConfig, readConfigFile, readSecretsFile, withSecrets, type ConfigSnapshot, type Env, type ReloadResult } from '@mana/llm-router';
-import { SharedStateUnavailable, type SharedState } from '@mana/llm-shared-state';
+import { SharedStateUnavailable, type SharedConfig, type SharedState } from '@mana/llm-shared-state';
 import { AdminFailure } from '../admin/admin-failure.js';
 import { versionOf, type SharedConfigAccess } from '../admin/config-store.js';
 import type { Logger } from '../logging.js';
@@ -58,10 +58,7 @@ export class SharedConfigSync implements SharedConfigAccess {
 
   async fetch(): Promise<string> {
     try {
-      const head = await this.options.shared.readConfig();
-      if (head !== undefined) return head.text;
-      // Nothing stored yet (PostgreSQL was down when every replica started): this replica's config seeds it.
-      return (await this.options.shared.seedConfig(this.seedWrite(this.text))).text;
+      return (await this.head()).text;
     } catch (error) {
       if (error instanceof SharedStateUnavailable) {
         throw new AdminFailure('shared_config_unavailable', 'The shared config database cannot be reached; the running config is unchanged. Retry when it is back (GET /v1/health shows shared.state).');
@@ -98,8 +95,11 @@ export class SharedConfigSync implements SharedConfigAccess {
     return ok ? { ok: true, source } : { ok: false, source, error: 'the shared config database cannot be reached or its config is invalid here; the running config keeps serving' };
   }
 
-  private seedWrite(text: string) {
-    return { version: versionOf(text), text, source: 'startup', replica: this.options.replica(), time: Date.now() };
+  /** The shared config; when none is stored yet (PostgreSQL was down when every replica started), this replica's seeds it. */
+  private async head(): Promise<SharedConfig> {
+    const stored = await this.options.shared.readConfig();
+    if (stored !== undefined) return stored;
+    return this.options.shared.seedConfig({ version: this.version, text: this.text, source: 'startup', replica: this.options.replica(), time: Date.now() });
   }
 
   private async pullNow(why: string): Promise<boolean> {
@@ -107,7 +107,7 @@ export class SharedConfigSync implements SharedConfigAccess {
     let headText: string;
     let from: string;
     try {
-      const head = (await this.options.shared.readConfig()) ?? (await this.options.shared.seedConfig(this.seedWrite(this.text)));
+      const head = await this.head();
       headText = head.text;
       from = head.replica;
     } catch (error) {
