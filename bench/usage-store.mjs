@@ -141,7 +141,10 @@ async function queries(store, now) {
     'summary by target, last 24 h': () => store.summary({ groupBy: 'target', since: now - DAY }),
     'summary by provider, last 24 h': () => store.summary({ groupBy: 'provider', since: now - DAY }),
     'summary by alias, last 7 days': () => store.summary({ groupBy: 'alias', since: now - 7 * DAY }),
+    'summary by target, last 7 days': () => store.summary({ groupBy: 'target', since: now - 7 * DAY }),
     'summary by alias, all 30 days': () => store.summary({ groupBy: 'alias' }),
+    'summary by alias, 30 days to now': () => store.summary({ groupBy: 'alias', since: now - 30 * DAY, until: now }),
+    'summary by provider, all 30 days': () => store.summary({ groupBy: 'provider' }),
   };
 }
 

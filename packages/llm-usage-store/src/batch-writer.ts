@@ -9,7 +9,7 @@
  * Loss bound on `kill -9`: the records queued since the last successful batch,
  * i.e. at most `flushIntervalMs` of traffic while the database is healthy.
  */
-import { randomBytes } from 'node:crypto';
+import { rowId } from './row-id.js';
 import type { RequestRecord } from './types.js';
 import type { IdentifiedRecord } from './write-records.js';
 
@@ -197,13 +197,4 @@ export class BatchWriter {
       this.head = 0;
     }
   }
-}
-
-/**
- * A unique row id that sorts by time (epoch ms in base 36, then 64 random bits):
- * rows arrive in time order, so the primary-key index only ever grows at its
- * end instead of taking inserts at random places (which a UUID would cause).
- */
-export function rowId(time: number): string {
-  return `${Math.max(0, Math.floor(time)).toString(36).padStart(9, '0')}-${randomBytes(8).toString('hex')}`;
 }

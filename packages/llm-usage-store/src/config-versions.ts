@@ -4,11 +4,10 @@
  * the file's bytes, so the same text applied again later is the same version;
  * a lookup by version finds its newest application.
  */
-import { randomBytes } from 'node:crypto';
-import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import type { Kysely, Transaction } from 'kysely';
+import { olderThan, keysetPage, pageLimit, pageOf } from './cursor.js';
 import type { UsageDatabase } from './schema.js';
-import { UsageQueryError } from './usage-query-error.js';
+import { rowId } from './row-id.js';
 
 export const DEFAULT_CONFIG_PAGE_SIZE = 20;
 export const MAX_CONFIG_PAGE_SIZE = 100;
@@ -45,19 +44,6 @@ export interface ConfigVersionWithPredecessor {
   readonly previous: StoredConfigVersion | null;
 }
 
-/** Rows older than (ts, id) in the history's order. */
-function olderThan(ts: number, id: string) {
-  return (eb: ExpressionBuilder<UsageDatabase, 'config_versions'>) => eb.or([eb('ts', '<', ts), eb.and([eb('ts', '=', ts), eb('id', '<', id)])]);
-}
-
-let sequence = 0;
-
-/** Time-sortable and, within one process, in recording order even inside one millisecond. */
-function configRowId(time: number): string {
-  sequence = (sequence + 1) % 1_000_000;
-  return `${Math.max(0, Math.floor(time)).toString(36).padStart(9, '0')}-${sequence.toString().padStart(6, '0')}-${randomBytes(4).toString('hex')}`;
-}
-
 /** Records `input` unless it is already the newest entry (a reload of an unchanged file). Returns whether it was added. */
 export async function addConfigVersion(db: Kysely<UsageDatabase>, input: ConfigVersionInput): Promise<boolean> {
   return db.transaction().execute((tx) => addConfigVersionIn(tx, input));
@@ -69,7 +55,7 @@ export async function addConfigVersionIn(tx: Transaction<UsageDatabase>, input: 
   if (newest?.version === input.version) return false;
   await tx
     .insertInto('config_versions')
-    .values({ id: configRowId(input.time), ts: input.time, version: input.version, source: input.source, text: input.text })
+    .values({ id: rowId(input.time), ts: input.time, version: input.version, source: input.source, text: input.text })
     .execute();
   const oldestKept = await tx
     .selectFrom('config_versions')
@@ -90,27 +76,10 @@ export async function addConfigVersionIn(tx: Transaction<UsageDatabase>, input: 
 }
 
 export async function listConfigVersions(db: Kysely<UsageDatabase>, query: { limit?: number; cursor?: string }): Promise<ConfigVersionPage> {
-  const limit = query.limit ?? DEFAULT_CONFIG_PAGE_SIZE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_CONFIG_PAGE_SIZE) {
-    throw new UsageQueryError(`limit must be an integer from 1 to ${MAX_CONFIG_PAGE_SIZE}.`, 'limit');
-  }
-  let q = db.selectFrom('config_versions');
-  if (query.cursor !== undefined) {
-    const { ts, id } = decodeCursor(query.cursor);
-    q = q.where(olderThan(ts, id));
-  }
-  const rows = await q
-    .select(['id', 'ts', 'version', 'source'])
-    .orderBy('ts', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    versions: page.map((r) => ({ version: r.version, source: r.source, time: Number(r.ts) })),
-    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(Number(last.ts), last.id) : null,
-  };
+  const limit = pageLimit(query.limit, DEFAULT_CONFIG_PAGE_SIZE, MAX_CONFIG_PAGE_SIZE);
+  const rows = await keysetPage(db.selectFrom('config_versions').select(['id', 'ts', 'version', 'source']), query.cursor, limit).execute();
+  const { page, nextCursor } = pageOf(rows, limit);
+  return { versions: page.map((r) => ({ version: r.version, source: r.source, time: Number(r.ts) })), nextCursor };
 }
 
 /** The newest application of `version` and the config applied just before it; undefined when not kept. */

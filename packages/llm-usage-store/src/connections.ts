@@ -17,6 +17,8 @@ export type StoreLocation =
 
 export interface Connection {
   readonly db: Kysely<UsageDatabase>;
+  /** The better-sqlite3 handle behind `db` (SQLite only): the batch insert runs prepared statements on it. */
+  readonly sqlite?: BetterSqlite3.Database;
   /** False when the connection can no longer reach the data (e.g. the SQLite file was removed). */
   stillValid(): boolean;
   close(): Promise<void>;
@@ -68,6 +70,7 @@ function openSqlite(file: string): Connection {
   const db = new Kysely<UsageDatabase>({ dialect: new SqliteDialect({ database }) });
   return {
     db,
+    sqlite: database,
     stillValid() {
       // An unlinked or replaced file keeps accepting writes into the old inode,
       // which nobody will ever read: treat that as a broken connection.

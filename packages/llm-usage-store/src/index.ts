@@ -9,8 +9,8 @@ export {
   DEFAULT_FLUSH_INTERVAL_MS,
   DEFAULT_MAX_BATCH,
   DEFAULT_MAX_QUEUED,
-  rowId,
 } from './batch-writer.js';
+export { rowId } from './row-id.js';
 export type { BatchSink, BatchWriterOptions, BatchWriterStatus } from './batch-writer.js';
 export type { IdentifiedRecord } from './write-records.js';
 export { WorkerSink, workerAvailable } from './worker-sink.js';

@@ -4,7 +4,9 @@
  * several replicas starting at once against one PostgreSQL apply each once).
  * Append new versions; never edit an applied one.
  */
-import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { backfillRollups } from './rollups.js';
+import type { UsageDatabase } from './schema.js';
 
 const migrations: Record<string, Migration> = {
   '0001_usage_events': {
@@ -84,7 +86,46 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('config_versions_version').on('config_versions').columns(['version', 'ts']).execute();
     },
   },
-  // 0003–0009 are reserved for the usage-store work landing beside this (rollups, cost).
+  '0003_lean_indexes': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // Every index is paid for on every insert. Nothing looks requests up by
+      // request_id; the summary's per-target and per-provider scans move to the
+      // rollups (0004), whose edges need only the attempts' time index; and the
+      // errors view needs only the flagged rows in its index (a few percent).
+      await db.schema.dropIndex('usage_requests_request_id').execute();
+      await db.schema.dropIndex('usage_attempts_target_ts').execute();
+      await db.schema.dropIndex('usage_attempts_provider_ts').execute();
+      await db.schema.dropIndex('usage_requests_flagged_ts').execute();
+      await db.schema
+        .createIndex('usage_requests_flagged_ts')
+        .on('usage_requests')
+        .columns(['ts', 'id'])
+        .where(sql.ref('flagged'), '=', 1)
+        .execute();
+    },
+  },
+  '0004_usage_rollups': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('usage_rollups')
+        .addColumn('dim', 'text', (c) => c.notNull())
+        .addColumn('span_ms', 'integer', (c) => c.notNull())
+        .addColumn('bucket', 'bigint', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('requests', 'bigint', (c) => c.notNull())
+        .addColumn('errors', 'bigint', (c) => c.notNull())
+        .addColumn('rescued', 'bigint', (c) => c.notNull())
+        .addColumn('prompt_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('completion_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('cost_usd', 'double precision')
+        .addColumn('durations', 'text', (c) => c.notNull())
+        .addColumn('ttfbs', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_rollups_pk', ['dim', 'span_ms', 'bucket', 'key'])
+        .execute();
+      await backfillRollups(db as Kysely<UsageDatabase>);
+    },
+  },
+  // 0005–0009 are reserved for the usage store; 0010 on for several replicas.
   '0010_replica_name': {
     async up(db: Kysely<unknown>): Promise<void> {
       // Several replicas write one PostgreSQL: each request names the one that served it.

@@ -7,12 +7,18 @@
  * a large lock.
  */
 import { sql, type Kysely } from 'kysely';
+import { HOUR_MS, pruneRollups } from './rollups.js';
 import type { UsageDatabase } from './schema.js';
 
 const ROWS_PER_DELETE = 2_000;
 
-/** Returns the number of request records deleted. */
-export async function pruneBefore(db: Kysely<UsageDatabase>, cutoff: number): Promise<number> {
+/**
+ * Deletes what is older than `cutoff` rounded down to the hour, rollups
+ * included: an hour's rollup and its rows go together, so no summary counts
+ * rows that are gone. Returns the number of request records deleted.
+ */
+export async function pruneBefore(db: Kysely<UsageDatabase>, requestedCutoff: number, kind: 'sqlite' | 'postgres'): Promise<number> {
+  const cutoff = requestedCutoff - (requestedCutoff % HOUR_MS);
   let deleted = 0;
   for (;;) {
     const ids = (
@@ -28,6 +34,11 @@ export async function pruneBefore(db: Kysely<UsageDatabase>, cutoff: number): Pr
     // Let requests run between chunks.
     await new Promise((resolve) => setImmediate(resolve));
   }
+  await db.transaction().execute(async (tx) => {
+    // Writers (other replicas too) wait while the cutoff's day is rebuilt; SQLite's transaction excludes them anyway.
+    if (kind === 'postgres') await sql`LOCK TABLE usage_rollups IN SHARE ROW EXCLUSIVE MODE`.execute(tx);
+    await pruneRollups(tx, cutoff);
+  });
   return deleted;
 }
 
@@ -44,6 +55,7 @@ export async function refreshStatistics(db: Kysely<UsageDatabase>, kind: 'sqlite
   } else {
     await sql`ANALYZE usage_requests`.execute(db);
     await sql`ANALYZE usage_attempts`.execute(db);
+    await sql`ANALYZE usage_rollups`.execute(db);
   }
 }
 

@@ -2,10 +2,10 @@
  * Requests, newest first, with their attempts; keyset pagination on (ts, id)
  * so a page costs the same however deep the client pages.
  */
-import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { UsageAttemptsTable, UsageDatabase, UsageRequestsTable } from './schema.js';
 import type { AttemptRecord, PlannedTarget, RequestFilter, RequestPage, RequestPageQuery, StoredRequest } from './types.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { keysetPage, pageLimit, pageOf } from './cursor.js';
 import { UsageQueryError } from './usage-query-error.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -14,26 +14,14 @@ export const MAX_PAGE_SIZE = 500;
 type RequestQuery = SelectQueryBuilder<UsageDatabase, 'usage_requests', object>;
 
 export async function queryRequests(db: Kysely<UsageDatabase>, query: RequestPageQuery): Promise<RequestPage> {
-  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-    throw new UsageQueryError(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`, 'limit');
-  }
-  let q = applyFilter(db.selectFrom('usage_requests'), query);
-  if (query.cursor !== undefined) {
-    const { ts, id } = decodeCursor(query.cursor);
-    q = q.where((eb) => eb.or([eb('ts', '<', ts), eb.and([eb('ts', '=', ts), eb('id', '<', id)])]));
-  }
-  const rows = await q.selectAll().orderBy('ts', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
-  const page = rows.slice(0, limit);
+  const limit = pageLimit(query.limit, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const rows = await keysetPage(applyFilter(db.selectFrom('usage_requests'), query).selectAll(), query.cursor, limit).execute();
+  const { page, nextCursor } = pageOf(rows, limit);
   const attempts = await attemptsOf(
     db,
     page.map((r) => r.id),
   );
-  const last = page.at(-1);
-  return {
-    requests: page.map((row) => toStoredRequest(row, attempts.get(row.id) ?? [])),
-    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(Number(last.ts), last.id) : null,
-  };
+  return { requests: page.map((row) => toStoredRequest(row, attempts.get(row.id) ?? [])), nextCursor };
 }
 
 export function applyFilter(q: RequestQuery, f: RequestFilter): RequestQuery {
@@ -47,7 +35,8 @@ export function applyFilter(q: RequestQuery, f: RequestFilter): RequestQuery {
   if (f.status !== undefined) q = q.where('status', '=', f.status);
   if (f.code !== undefined) q = q.where('code', '=', f.code);
   if (f.failedOver !== undefined) q = q.where('failovers', f.failedOver ? '>' : '=', 0);
-  if (f.errorsOnly === true) q = q.where('flagged', '=', 1);
+  // A literal, not a bound parameter: only then may SQLite use the partial index of flagged rows.
+  if (f.errorsOnly === true) q = q.where(sql<boolean>`flagged = 1`);
   return q;
 }
 

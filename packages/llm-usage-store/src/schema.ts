@@ -96,10 +96,31 @@ export interface SharedConfigTable {
   replica: string;
 }
 
+/** Sums per minute, hour or day per alias, target or provider (rollups.ts); histograms as `[bin, count, …]` JSON. */
+export interface UsageRollupsTable {
+  /** `alias`, `target` or `provider`. */
+  dim: string;
+  /** 60 000 (a minute), 3 600 000 (an hour) or 86 400 000 (a UTC day). */
+  span_ms: number;
+  /** Start of the minute, hour or day, epoch ms. */
+  bucket: Int;
+  /** The alias, target or provider; '' for requests without an alias. */
+  key: string;
+  requests: Int;
+  errors: Int;
+  rescued: Int;
+  prompt_tokens: Int;
+  completion_tokens: Int;
+  cost_usd: number | null;
+  durations: string;
+  ttfbs: string;
+}
+
 export interface UsageDatabase {
   usage_requests: UsageRequestsTable;
   usage_attempts: UsageAttemptsTable;
   config_versions: ConfigVersionsTable;
   health_transitions: HealthTransitionsTable;
   shared_config: SharedConfigTable;
+  usage_rollups: UsageRollupsTable;
 }

@@ -3,6 +3,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { HISTOGRAM_RELATIVE_ERROR } from './histogram.js';
 import { UsageStore } from './usage-store.js';
 import { attempt, request, rescuedRequest } from './test-records.js';
 import { ENGINES, testLocation, type TestLocation } from './test-stores.js';
@@ -13,6 +14,69 @@ const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 
 const withIds = (records: RequestRecord[]) => records.map((record) => ({ id: randomUUID(), record }));
+
+/** p50/p95 read from the rollups' histograms are within half a bin of the exact nearest rank. */
+function expectRanks(actual: { p50: number | null; p95: number | null }, exact: { p50: number | null; p95: number | null }): void {
+  for (const p of ['p50', 'p95'] as const) {
+    if (exact[p] === null) expect(actual[p]).toBeNull();
+    else expect(Math.abs(actual[p]! - exact[p]!)).toBeLessThanOrEqual(exact[p]! * HISTOGRAM_RELATIVE_ERROR + 0.001);
+  }
+}
+
+function nearestRanks(values: number[]): { p50: number | null; p95: number | null } {
+  if (values.length === 0) return { p50: null, p95: null };
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.ceil((p * sorted.length) / 100) - 1]!;
+  return { p50: at(50), p95: at(95) };
+}
+
+interface Expected {
+  requests: number;
+  errors: number;
+  rescued: number;
+  prompt: number;
+  completion: number;
+  cost: number | null;
+  durations: number[];
+  ttfbs: number[];
+}
+
+/** The summary's counting rules applied to the records themselves. */
+function bruteSummary(records: RequestRecord[], groupBy: 'alias' | 'target'): Map<string, Expected> {
+  const out = new Map<string, Expected>();
+  const of = (key: string) => {
+    let e = out.get(key);
+    if (e === undefined) out.set(key, (e = { requests: 0, errors: 0, rescued: 0, prompt: 0, completion: 0, cost: null, durations: [], ttfbs: [] }));
+    return e;
+  };
+  const add = (e: Expected, prompt: number | null, completion: number | null, cost: number | null, duration: number, ttfb: number | null) => {
+    e.prompt += prompt ?? 0;
+    e.completion += completion ?? 0;
+    if (cost !== null) e.cost = (e.cost ?? 0) + cost;
+    e.durations.push(duration);
+    if (ttfb !== null) e.ttfbs.push(ttfb);
+  };
+  for (const r of records) {
+    const failovers = r.attempts.filter((a) => a.failedOver).length;
+    if (groupBy === 'alias') {
+      const e = of(r.alias!);
+      e.requests += 1;
+      e.errors += (r.status >= 400 ? 1 : 0) + failovers;
+      e.rescued += failovers > 0 && r.status < 400 ? 1 : 0;
+      add(e, r.promptTokens, r.completionTokens, r.costUsd, r.durationMs, r.ttfbMs);
+      continue;
+    }
+    r.attempts.forEach((a, i) => {
+      const e = of(a.target);
+      const last = i === r.attempts.length - 1;
+      e.requests += last && !a.failedOver ? 1 : 0;
+      e.errors += a.outcome === 'ok' ? 0 : 1;
+      e.rescued += a.outcome === 'ok' && r.attempts.slice(0, i).some((b) => b.failedOver) ? 1 : 0;
+      add(e, a.promptTokens, a.completionTokens, a.costUsd, a.durationMs, last ? r.ttfbMs : null);
+    });
+  }
+  return out;
+}
 
 describe.each(ENGINES)('usage store on %s', (engine) => {
   let where: TestLocation;
@@ -96,16 +160,70 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
     expect(rows.find((r) => r.key === 'unpriced')!.costUsd).toBeNull();
   });
 
-  it('gives nearest-rank p50/p95 of duration and time to first byte', async () => {
+  it('gives nearest-rank p50/p95 of duration and time to first byte, within the histogram precision', async () => {
     const records = Array.from({ length: 100 }, (_, i) =>
       request({ requestId: `p${i}`, time: T0 + i, durationMs: i + 1, ttfbMs: (i + 1) * 2 }),
     );
     await store.write(withIds(records));
     const [row] = await store.summary({ groupBy: 'alias' });
-    expect(row!.durationMs).toEqual({ p50: 50, p95: 95 });
-    expect(row!.ttfbMs).toEqual({ p50: 100, p95: 190 });
+    expectRanks(row!.durationMs, { p50: 50, p95: 95 });
+    expectRanks(row!.ttfbMs, { p50: 100, p95: 190 });
     const [target] = await store.summary({ groupBy: 'target' });
-    expect(target!.ttfbMs).toEqual({ p50: 100, p95: 190 });
+    expectRanks(target!.ttfbMs, { p50: 100, p95: 190 });
+  });
+
+  it('answers from rollups and raw edges exactly what the rows say, for any window', async () => {
+    // 600 requests, one every 37 s over 6 h 10 min from 11:55:10, then 80 every
+    // 53 min from three days before, across aliases, with failovers and
+    // failures, so windows cut days, hours and minutes raggedly.
+    const start = T0 - 5 * 60_000 + 10_000;
+    const records = Array.from({ length: 680 }, (_, i) => {
+      const time = i < 600 ? start + i * 37_000 : T0 - 3 * 24 * HOUR + (i - 600) * 53 * 60_000 + 7_001;
+      const alias = ['a', 'b', 'c'][i % 3]!;
+      if (i % 10 === 0) return rescuedRequest({ requestId: `w${i}`, time, alias, durationMs: 100 + i, ttfbMs: 50 + i });
+      if (i % 17 === 0) return request({ requestId: `w${i}`, time, alias, status: 502, code: 'all_targets_failed', attempts: [attempt(0, { outcome: 'failed', reason: 'http_500', costUsd: null, promptTokens: null, completionTokens: null })], durationMs: 10 + i, ttfbMs: null });
+      return request({ requestId: `w${i}`, time, alias, durationMs: 20 + (i % 50), ttfbMs: 10 + (i % 40), attempts: [attempt(0, { durationMs: 15 + (i % 50), promptTokens: i, completionTokens: 2 * i, costUsd: i / 1e6 })] });
+    });
+    // Written in three batches, as the batch writer would: the rollups add up across batches.
+    for (let i = 0; i < records.length; i += 200) await store.write(withIds(records.slice(i, i + 200)));
+    const windows: [number | undefined, number | undefined][] = [
+      [undefined, undefined],
+      [T0, T0 + 3 * HOUR], // whole hours only
+      [T0 + 61_234, T0 + 4 * HOUR + 59_001], // ragged: raw edges, minutes and hours
+      [T0 + 10_000, T0 + 50_000], // inside one minute: raw only
+      [T0 + 30_000, T0 + 30 * 60_000 + 5], // minutes and raw, no whole hour
+      [start + 37_000 * 100, undefined],
+      [T0 - 2 * 24 * HOUR - 123_456, T0 + 5 * HOUR + 1], // days, hours, minutes and raw at both ends
+      [undefined, T0 - 24 * HOUR + 61_000],
+    ];
+    for (const [since, until] of windows) {
+      const inWindow = records.filter((r) => (since === undefined || r.time >= since) && (until === undefined || r.time < until));
+      for (const groupBy of ['alias', 'target'] as const) {
+        const rows = await store.summary({ groupBy, ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) });
+        const expected = bruteSummary(inWindow, groupBy);
+        expect(rows.map((r) => r.key).sort()).toEqual([...expected.keys()].sort());
+        for (const row of rows) {
+          const e = expected.get(row.key!)!;
+          expect([row.requests, row.errors, row.rescued, row.promptTokens, row.completionTokens]).toEqual([e.requests, e.errors, e.rescued, e.prompt, e.completion]);
+          if (e.cost === null) expect(row.costUsd).toBeNull();
+          else expect(row.costUsd).toBeCloseTo(e.cost, 12);
+          expectRanks(row.durationMs, nearestRanks(e.durations));
+          expectRanks(row.ttfbMs, nearestRanks(e.ttfbs));
+        }
+      }
+    }
+  });
+
+  it('keeps the rollups of a retried batch and of pruned hours right', async () => {
+    const batch = withIds([request({ requestId: 'twice', time: T0 + 5 })]);
+    await store.write(batch);
+    await store.write(batch);
+    expect((await store.summary({ groupBy: 'alias', since: T0 - HOUR, until: T0 + HOUR }))[0]).toMatchObject({ requests: 1 });
+    await store.write(withIds([request({ requestId: 'later', time: T0 + 2 * HOUR + 5 })]));
+    // The cutoff falls inside the hour of 'later': pruning rounds down to the hour, so that hour stays whole.
+    expect(await store.prune(T0 + 2 * HOUR + 30 * 60_000)).toBe(1);
+    expect((await store.summary({ groupBy: 'alias' })).map((r) => r.requests)).toEqual([1]);
+    expect((await store.requests({})).requests.map((r) => r.requestId)).toEqual(['later']);
   });
 
   it('ranks each group apart, written in any order, skipping missing times to first byte', async () => {
@@ -119,8 +237,14 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
     records.push(request({ requestId: 'tiny', time: T0, alias: 'tiny', durationMs: 500, ttfbMs: null }));
     await store.write(withIds(records));
     const rows = await store.summary({ groupBy: 'alias' });
-    expect(rows.find((r) => r.key === 'odd')).toMatchObject({ requests: 37, durationMs: { p50: 19, p95: 36 }, ttfbMs: { p50: 38, p95: 74 } });
-    expect(rows.find((r) => r.key === 'tiny')).toMatchObject({ requests: 1, durationMs: { p50: 500, p95: 500 }, ttfbMs: { p50: null, p95: null } });
+    const odd = rows.find((r) => r.key === 'odd')!;
+    expect(odd.requests).toBe(37);
+    expectRanks(odd.durationMs, { p50: 19, p95: 36 });
+    expectRanks(odd.ttfbMs, { p50: 38, p95: 74 });
+    const tiny = rows.find((r) => r.key === 'tiny')!;
+    expect(tiny.requests).toBe(1);
+    expectRanks(tiny.durationMs, { p50: 500, p95: 500 });
+    expect(tiny.ttfbMs).toEqual({ p50: null, p95: null });
   });
 
   it('filters requests by time, alias, target, status, code and failed_over', async () => {

@@ -51,11 +51,11 @@ export class UsageStore {
 
   /** Opens the connection and migrates the schema now (otherwise the first call does). */
   async open(): Promise<void> {
-    await this.db();
+    await this.connect();
   }
 
   async write(batch: readonly IdentifiedRecord[]): Promise<void> {
-    await this.run((db) => writeRecords(db, batch));
+    await this.run((db, connection) => writeRecords(db, batch, connection.sqlite));
   }
 
   async requests(query: RequestPageQuery): Promise<RequestPage> {
@@ -88,7 +88,7 @@ export class UsageStore {
 
   /** Deletes requests older than `cutoff` (epoch ms); returns how many. */
   async prune(cutoff: number): Promise<number> {
-    return this.run((db) => pruneBefore(db, cutoff));
+    return this.run((db) => pruneBefore(db, cutoff, this.kind));
   }
 
   /** Refreshes the query planner's statistics (cheap; run after pruning, and after opening). */
@@ -101,10 +101,10 @@ export class UsageStore {
     await this.drop();
   }
 
-  private async run<T>(work: (db: Kysely<UsageDatabase>) => Promise<T>): Promise<T> {
-    const db = await this.db();
+  private async run<T>(work: (db: Kysely<UsageDatabase>, connection: Connection) => Promise<T>): Promise<T> {
+    const connection = await this.connect();
     try {
-      return await work(db);
+      return await work(connection.db, connection);
     } catch (error) {
       // A caller's bad query says nothing about the connection; anything else may.
       if (!isUsageQueryError(error) && this.kind === 'sqlite') await this.drop();
@@ -112,17 +112,17 @@ export class UsageStore {
     }
   }
 
-  private async db(): Promise<Kysely<UsageDatabase>> {
+  private async connect(): Promise<Connection> {
     if (this.closed) throw new Error('The usage store is closed.');
     if (this.connection !== undefined) {
       const current = await this.connection.catch(() => undefined);
-      if (current !== undefined && current.stillValid()) return current.db;
+      if (current !== undefined && current.stillValid()) return current;
       await this.drop();
     }
     const opening = openConnection(this.options.location, (error) => this.options.onBackgroundError?.(error));
     this.connection = opening;
     try {
-      return (await opening).db;
+      return await opening;
     } catch (error) {
       if (this.connection === opening) this.connection = undefined;
       throw error;

@@ -1,0 +1,272 @@
+/**
+ * Rollups: per minute, hour and day (UTC), for each alias, target and provider, the
+ * sums a summary needs (requests, errors, rescued, tokens, cost) and log-scale
+ * histograms of duration and time to first byte. They are added to in the same
+ * transaction as the rows they count, so a summary reads whole days, hours and
+ * minutes from here and raw rows only for the ragged edges of its window.
+ *
+ * The counting rules are the summary's (see query-summary.ts): by alias the
+ * unit is the request row, by target or provider the attempt row.
+ *
+ * Several writers (replicas on one PostgreSQL) may add to the same rollup row:
+ * each transaction first makes sure its rows exist, then reads them FOR UPDATE,
+ * adds its part and writes them back, so no addition is lost.
+ */
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { addHistogram, addValue, decodeHistogram, emptyHistogram, encodeHistogram, type Histogram } from './histogram.js';
+import type { UsageAttemptsTable, UsageDatabase, UsageRequestsTable, UsageRollupsTable } from './schema.js';
+import type { SummaryGroup } from './types.js';
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+/** Largest first: a window is covered by whole days, then hours, then minutes (query-summary.ts). */
+export const ROLLUP_SPANS = [DAY_MS, HOUR_MS, MINUTE_MS] as const;
+/** The key of rows without an alias (rejected before routing, or a direct model): aliases are never empty. */
+export const NO_KEY = '';
+const SUMMARY_DIMS: readonly SummaryGroup[] = ['alias', 'target', 'provider'];
+
+/** The measures of one group over some rows, before and after storage. */
+export interface Tally {
+  requests: number;
+  errors: number;
+  rescued: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Sum of known costs; null while no row had one. */
+  costUsd: number | null;
+  durations: Histogram;
+  ttfbs: Histogram;
+}
+
+export function emptyTally(): Tally {
+  return { requests: 0, errors: 0, rescued: 0, promptTokens: 0, completionTokens: 0, costUsd: null, durations: emptyHistogram(), ttfbs: emptyHistogram() };
+}
+
+export function addTally(into: Tally, from: Tally): void {
+  into.requests += from.requests;
+  into.errors += from.errors;
+  into.rescued += from.rescued;
+  into.promptTokens += from.promptTokens;
+  into.completionTokens += from.completionTokens;
+  if (from.costUsd !== null) into.costUsd = (into.costUsd ?? 0) + from.costUsd;
+  addHistogram(into.durations, from.durations);
+  addHistogram(into.ttfbs, from.ttfbs);
+}
+
+type RequestMeasures = Pick<
+  Selectable<UsageRequestsTable>,
+  'ts' | 'alias' | 'status' | 'failovers' | 'rescued' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd' | 'duration_ms' | 'ttfb_ms'
+>;
+type AttemptMeasures = Pick<
+  Selectable<UsageAttemptsTable>,
+  'ts' | 'target' | 'provider' | 'final' | 'outcome' | 'rescue' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd' | 'duration_ms' | 'ttfb_ms'
+>;
+
+/** Adds one request row to its alias's tally. */
+export function countRequest(t: Tally, r: RequestMeasures): void {
+  t.requests += 1;
+  t.errors += (r.status >= 400 ? 1 : 0) + Number(r.failovers);
+  t.rescued += Number(r.rescued);
+  count(t, r);
+}
+
+/** Adds one attempt row to its target's (or provider's) tally. */
+export function countAttempt(t: Tally, a: AttemptMeasures): void {
+  t.requests += Number(a.final);
+  t.errors += a.outcome === 'ok' ? 0 : 1;
+  t.rescued += Number(a.rescue);
+  count(t, a);
+}
+
+function count(t: Tally, row: RequestMeasures | AttemptMeasures): void {
+  t.promptTokens += Number(row.prompt_tokens ?? 0);
+  t.completionTokens += Number(row.completion_tokens ?? 0);
+  if (row.cost_usd !== null) t.costUsd = (t.costUsd ?? 0) + Number(row.cost_usd);
+  if (row.duration_ms !== null) addValue(t.durations, Number(row.duration_ms));
+  if (row.ttfb_ms !== null) addValue(t.ttfbs, Number(row.ttfb_ms));
+}
+
+interface RollupKey {
+  readonly dim: SummaryGroup;
+  readonly span: number;
+  readonly bucket: number;
+  readonly key: string;
+}
+
+type RollupEntry = RollupKey & { tally: Tally };
+
+/** The rollup rows some newly stored rows add to, with what they add. */
+export function rollupsOf(requests: readonly RequestMeasures[], attempts: readonly AttemptMeasures[]): Map<string, RollupEntry> {
+  const out = new Map<string, RollupEntry>();
+  // Rows arrive in time order: each group's current minute (and its hour and
+  // day) are kept at hand, so a row costs one lookup per group, not per rollup.
+  const current = new Map<string, { minute: number; tallies: Tally[] }>();
+  const entry = (dim: SummaryGroup, span: number, bucket: number, key: string): RollupEntry => {
+    const id = `${dim}\u0000${span}\u0000${bucket}\u0000${key}`;
+    let e = out.get(id);
+    if (e === undefined) out.set(id, (e = { dim, span, bucket, key, tally: emptyTally() }));
+    return e;
+  };
+  const tallies = (dim: SummaryGroup, ts: number, key: string): Tally[] => {
+    const minute = ts - (ts % MINUTE_MS);
+    const group = `${dim}\u0000${key}`;
+    let c = current.get(group);
+    if (c === undefined || c.minute !== minute) {
+      c = { minute, tallies: ROLLUP_SPANS.map((span) => entry(dim, span, ts - (ts % span), key).tally) };
+      current.set(group, c);
+    }
+    return c.tallies;
+  };
+  for (const r of requests) for (const t of tallies('alias', Number(r.ts), r.alias ?? NO_KEY)) countRequest(t, r);
+  for (const a of attempts) {
+    for (const t of tallies('target', Number(a.ts), a.target)) countAttempt(t, a);
+    for (const t of tallies('provider', Number(a.ts), a.provider)) countAttempt(t, a);
+  }
+  return out;
+}
+
+const ROLLUP_ROWS_PER_STATEMENT = 1_000; // × 12 columns: well below both engines' parameter limits
+
+/** Adds `rollups` to the stored ones, inside the caller's transaction. */
+export async function addToRollups(
+  tx: Transaction<UsageDatabase> | Kysely<UsageDatabase>,
+  rollups: Map<string, RollupEntry>,
+  /** Lock the rows read (PostgreSQL, where other replicas may add to them at the same time). */
+  lockRows: boolean,
+): Promise<void> {
+  if (rollups.size === 0) return;
+  // One order for every writer, so two transactions never wait on each other's rows crosswise.
+  const entries = [...rollups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
+  for (let i = 0; i < entries.length; i += ROLLUP_ROWS_PER_STATEMENT) {
+    await tx
+      .insertInto('usage_rollups')
+      .values(entries.slice(i, i + ROLLUP_ROWS_PER_STATEMENT).map((e) => rowOf(e, emptyTally())))
+      .onConflict((oc) => oc.columns(['dim', 'span_ms', 'bucket', 'key']).doNothing())
+      .execute();
+  }
+  const stored = new Map<string, Selectable<UsageRollupsTable>>();
+  // One range read per dimension and span, along the primary key (dim, span_ms, bucket, key).
+  for (const dim of SUMMARY_DIMS) {
+    for (const span of ROLLUP_SPANS) {
+      const buckets = entries.filter((e) => e.dim === dim && e.span === span).map((e) => e.bucket);
+      if (buckets.length === 0) continue;
+      let q = tx
+        .selectFrom('usage_rollups')
+        .selectAll()
+        .where('dim', '=', dim)
+        .where('span_ms', '=', span)
+        .where('bucket', '>=', Math.min(...buckets))
+        .where('bucket', '<=', Math.max(...buckets));
+      if (lockRows) q = q.forUpdate();
+      for (const row of await q.execute()) stored.set(`${row.dim}\u0000${row.span_ms}\u0000${Number(row.bucket)}\u0000${row.key}`, row);
+    }
+  }
+  const merged = entries.map((e) => {
+    const tally = emptyTally();
+    const row = stored.get(`${e.dim}\u0000${e.span}\u0000${e.bucket}\u0000${e.key}`);
+    if (row !== undefined) addStoredRollup(tally, row);
+    addTally(tally, e.tally);
+    return rowOf(e, tally);
+  });
+  for (let i = 0; i < merged.length; i += ROLLUP_ROWS_PER_STATEMENT) {
+    await tx
+      .insertInto('usage_rollups')
+      .values(merged.slice(i, i + ROLLUP_ROWS_PER_STATEMENT))
+      .onConflict((oc) =>
+        oc.columns(['dim', 'span_ms', 'bucket', 'key']).doUpdateSet({
+          requests: sql`excluded.requests`,
+          errors: sql`excluded.errors`,
+          rescued: sql`excluded.rescued`,
+          prompt_tokens: sql`excluded.prompt_tokens`,
+          completion_tokens: sql`excluded.completion_tokens`,
+          cost_usd: sql`excluded.cost_usd`,
+          durations: sql`excluded.durations`,
+          ttfbs: sql`excluded.ttfbs`,
+        }),
+      )
+      .execute();
+  }
+}
+
+function rowOf(k: RollupKey, t: Tally): Insertable<UsageRollupsTable> {
+  return {
+    dim: k.dim,
+    span_ms: k.span,
+    bucket: k.bucket,
+    key: k.key,
+    requests: t.requests,
+    errors: t.errors,
+    rescued: t.rescued,
+    prompt_tokens: t.promptTokens,
+    completion_tokens: t.completionTokens,
+    cost_usd: t.costUsd,
+    durations: encodeHistogram(t.durations),
+    ttfbs: encodeHistogram(t.ttfbs),
+  };
+}
+
+type StoredRollup = Pick<Selectable<UsageRollupsTable>, 'requests' | 'errors' | 'rescued' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd' | 'durations' | 'ttfbs'>;
+
+/** Adds a stored rollup row to a tally (its histograms decoded straight into the tally's). */
+export function addStoredRollup(t: Tally, row: StoredRollup): Tally {
+  t.requests += Number(row.requests);
+  t.errors += Number(row.errors);
+  t.rescued += Number(row.rescued);
+  t.promptTokens += Number(row.prompt_tokens);
+  t.completionTokens += Number(row.completion_tokens);
+  if (row.cost_usd !== null) t.costUsd = (t.costUsd ?? 0) + Number(row.cost_usd);
+  decodeHistogram(row.durations, t.durations);
+  decodeHistogram(row.ttfbs, t.ttfbs);
+  return t;
+}
+
+/**
+ * Retention: drops the rollups that end at or before `cutoff` (an hour
+ * boundary) and rebuilds the day the cutoff falls in from its remaining hours,
+ * so that no rollup counts a deleted row. The caller holds writers off the
+ * rollups meanwhile (one transaction; on PostgreSQL a table lock).
+ */
+export async function pruneRollups(tx: Transaction<UsageDatabase>, cutoff: number): Promise<void> {
+  for (const span of ROLLUP_SPANS) {
+    await tx.deleteFrom('usage_rollups').where('span_ms', '=', span).where('bucket', '<=', cutoff - span).execute();
+  }
+  const day = cutoff - (cutoff % DAY_MS);
+  if (day === cutoff) return;
+  const hours = await tx
+    .selectFrom('usage_rollups')
+    .selectAll()
+    .where('span_ms', '=', HOUR_MS)
+    .where('bucket', '>=', day)
+    .where('bucket', '<', day + DAY_MS)
+    .execute();
+  await tx.deleteFrom('usage_rollups').where('span_ms', '=', DAY_MS).where('bucket', '=', day).execute();
+  const rebuilt = new Map<string, RollupEntry>();
+  for (const row of hours) {
+    const id = `${row.dim}\u0000${row.key}`;
+    let e = rebuilt.get(id);
+    if (e === undefined) rebuilt.set(id, (e = { dim: row.dim as SummaryGroup, span: DAY_MS, bucket: day, key: row.key, tally: emptyTally() }));
+    addStoredRollup(e.tally, row);
+  }
+  await addToRollups(tx, rebuilt, false);
+}
+
+/**
+ * Builds the rollups of rows stored before they existed (migration 0004), one
+ * hour of rows at a time. The migrator holds its lock, so nobody else writes.
+ */
+export async function backfillRollups(db: Kysely<UsageDatabase>): Promise<void> {
+  const range = await db
+    .selectFrom('usage_requests')
+    .select((eb) => [eb.fn.min('ts').as('first'), eb.fn.max('ts').as('last')])
+    .executeTakeFirst();
+  if (range?.first == null || range.last == null) return;
+  const last = Number(range.last);
+  for (let hour = Number(range.first) - (Number(range.first) % HOUR_MS); hour <= last; hour += HOUR_MS) {
+    const [requests, attempts] = await Promise.all([
+      db.selectFrom('usage_requests').selectAll().where('ts', '>=', hour).where('ts', '<', hour + HOUR_MS).execute(),
+      db.selectFrom('usage_attempts').selectAll().where('ts', '>=', hour).where('ts', '<', hour + HOUR_MS).execute(),
+    ]);
+    await addToRollups(db, rollupsOf(requests, attempts), false);
+  }
+}
