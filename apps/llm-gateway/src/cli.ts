@@ -33,8 +33,8 @@ export interface GatewayOptions {
   readonly dataDir: string;
   /** PostgreSQL for usage instead of the embedded file. A secret: never logged. */
   readonly databaseUrl: string | undefined;
-  /** How long usage records are kept, in ms. */
-  readonly usageRetentionMs: number;
+  /** How long usage records are kept, in ms; undefined: the config's `usage_retention`, else 30 days. */
+  readonly usageRetentionMs: number | undefined;
   /**
    * This replica's name on usage records and shared health rows; undefined =
    * `<hostname>:<port>`, known once listening.
@@ -239,8 +239,9 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
   }
   const usageText = (nonEmpty(values.usage) ?? nonEmpty(env.MANA_LLM_USAGE) ?? 'on').toLowerCase();
   if (usageText !== 'on' && usageText !== 'off') return { kind: 'error', message: `Invalid --usage "${usageText}": expected on or off.` };
-  const retention = numberOption(values['usage-retention'], env.MANA_LLM_USAGE_RETENTION, DEFAULT_USAGE_RETENTION_MS, parseDuration);
-  if (!retention.ok || retention.value < 60_000) {
+  // NaN stands for "not given": the config's usage_retention (or the default) applies then.
+  const retention = numberOption(values['usage-retention'], env.MANA_LLM_USAGE_RETENTION, NaN, parseDuration);
+  if (!retention.ok || (!Number.isNaN(retention.value) && retention.value < 60_000)) {
     return { kind: 'error', message: `Invalid --usage-retention "${retention.ok ? retention.value : retention.text}": expected a duration of at least 1m, such as 30d.` };
   }
   const dataDir = nonEmpty(values['data-dir']) ?? nonEmpty(env.MANA_LLM_DATA_DIR) ?? DEFAULT_DATA_DIR;
@@ -285,7 +286,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
       usage: usageText === 'on',
       dataDir,
       databaseUrl,
-      usageRetentionMs: retention.value,
+      usageRetentionMs: Number.isNaN(retention.value) ? undefined : retention.value,
       replicaName,
     },
   };

@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { MANA_LLM, MANA_LLM_ALIASES } from '@mana/llm-aliases';
 import { refusingPort, startFakeOpenAI } from '@mana/llm-testkit';
-import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_DATA_DIR, DEFAULT_USAGE_RETENTION_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './cli.js';
+import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_DATA_DIR, DEFAULT_REQUEST_TIMEOUT_MS } from './cli.js';
 import { startGateway } from './gateway.js';
 
 type LogLine = Record<string, unknown>;
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
       usage: false,
       dataDir: DEFAULT_DATA_DIR,
       databaseUrl: undefined,
-      usageRetentionMs: DEFAULT_USAGE_RETENTION_MS,
+      usageRetentionMs: undefined,
       replicaName: undefined,
     },
     { logger: memoryLogger(logs), defaultMetrics: false },

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { createRouter, loadConfigFile, readConfigFile, type ReloadResult } from '@mana/llm-router';
 import { ConfigStore } from './admin/config-store.js';
-import type { GatewayOptions } from './cli.js';
+import { DEFAULT_USAGE_RETENTION_MS, type GatewayOptions } from './cli.js';
 import type { GatewayContext, GatewayRouter, GatewayState } from './context.js';
 import { KeyChecker } from './http/auth.js';
 import { CorsPolicy } from './http/cors.js';
@@ -92,7 +92,13 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
   const shared = options.databaseUrl === undefined ? undefined : createSharedState({ url: options.databaseUrl, router, logger, replica, config: () => configSync });
 
   const usage = options.usage
-    ? new UsageRecorder({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, retentionMs: options.usageRetentionMs, logger })
+    ? new UsageRecorder({
+        dataDir: options.dataDir,
+        databaseUrl: options.databaseUrl,
+        // The flag (or env) wins over the config's usage_retention, read at every run so a reload changes it.
+        retentionMs: () => options.usageRetentionMs ?? router.config.usageRetentionMs ?? DEFAULT_USAGE_RETENTION_MS,
+        logger,
+      })
     : undefined;
   if (usage !== undefined) {
     metrics.usageSource(() => usage.status);

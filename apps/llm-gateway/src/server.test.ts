@@ -33,7 +33,7 @@ beforeAll(async () => {
       usage: false,
       dataDir: 'data',
       databaseUrl: undefined,
-      usageRetentionMs: 86_400_000,
+      usageRetentionMs: undefined,
       replicaName: undefined,
     },
     { logger: createLogger('silent').logger, env: { OLLAMA_URL: 'http://127.0.0.1:9' }, defaultMetrics: false },

@@ -133,6 +133,8 @@ export interface ConfigSnapshot {
   readonly aliases: ReadonlyMap<string, AliasConfig>;
   /** Concurrency limit for `background` requests (default 2). */
   readonly backgroundConcurrency: number;
+  /** `usage_retention`: how long the gateway keeps usage records; undefined = its default (30 days) or its flag. */
+  readonly usageRetentionMs?: number;
 }
 
 /** An OpenAI chat completion request body, passed through as-is apart from `model`. */
@@ -218,6 +220,13 @@ export interface Attempt {
   readonly detail?: string;
   /** The configured price of this call (target's, else provider's); absent: cost unknown. */
   readonly price?: Price;
+  /**
+   * Tokens a failed call's answer reported (one judged empty, a refusal or
+   * invalid JSON by `fail_over_on`): the upstream billed them though the client
+   * never saw the answer. Absent on other failures and on the answering call
+   * (its usage is the result's).
+   */
+  readonly usage?: Usage;
 }
 
 export interface Usage {

@@ -9,14 +9,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, startTestPostgres, type FakeUpstream, type TestPostgres } from '@mana/llm-testkit';
 import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
+import { ADMIN, ALIAS, admin, chat, metric, storedRequest, storedRequests, waitUntil } from './usage-client.js';
 
-const ADMIN = 'admin-key-e2e-usage';
-const ALIAS = 'mana/long-form';
 // Fake upstream usage × the configured price of b (USD per million tokens).
 const PROMPT = 120;
 const COMPLETION = 30;
 const PRICE = { input: 2, output: 8 };
 const COST = (PROMPT * PRICE.input + COMPLETION * PRICE.output) / 1_000_000;
+// A refusal that mana/structured fails over from: billed by the upstream, so recorded with its cost.
+const REFUSED_ALIAS = 'mana/structured';
+const REFUSED = { prompt: 40, completion: 7, price: { input: 3, output: 15 } };
+const REFUSED_COST = (REFUSED.prompt * REFUSED.price.input + REFUSED.completion * REFUSED.price.output) / 1_000_000;
 
 let a: FakeUpstream;
 let b: FakeUpstream;
@@ -25,6 +28,7 @@ beforeAll(async () => {
   a = await startFakeOpenAI({ name: 'a' });
   b = await startFakeOpenAI({ name: 'b' });
   a.on('m1', { kind: 'status', status: 503 });
+  a.on('m3', { kind: 'answer', refusal: 'I cannot help with that.', usage: { prompt_tokens: REFUSED.prompt, completion_tokens: REFUSED.completion } });
   b.on('m2', { kind: 'answer', content: 'rescued answer', chunks: 3, usage: { prompt_tokens: PROMPT, completion_tokens: COMPLETION } });
 });
 
@@ -38,38 +42,11 @@ function config(): string {
     `providers:\n` +
     `  a: { type: openai, base_url: "${a.baseUrl}", api_key: "sk-a" }\n` +
     `  b: { type: openai, base_url: "${b.baseUrl}", api_key: "sk-b", price: { input: ${PRICE.input}, output: ${PRICE.output} } }\n` +
-    aliasesYaml({ [ALIAS]: ['a/m1', 'b/m2'] }, ['b/m2'])
+    aliasesYaml(
+      { [ALIAS]: ['a/m1', 'b/m2'], [REFUSED_ALIAS]: [`{ target: a/m3, price: { input: ${REFUSED.price.input}, output: ${REFUSED.price.output} } }`, 'b/m2'] },
+      ['b/m2'],
+    ).replace(`  ${REFUSED_ALIAS}:\n`, `  ${REFUSED_ALIAS}:\n    fail_over_on: [refusal]\n`)
   );
-}
-
-async function chat(gw: GatewayProcess, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: ALIAS, messages: [{ role: 'user', content: 'hi' }], ...body }),
-  });
-}
-
-async function admin(gw: GatewayProcess, path: string): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${gw.url}${path}`, { headers: { authorization: `Bearer ${ADMIN}` } });
-  return { status: res.status, body: await res.json() };
-}
-
-/** Polls until the stored requests reach `count` (the writer flushes every second). */
-async function storedRequests(gw: GatewayProcess, count: number, timeoutMs = 8_000): Promise<Json[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { status, body } = await admin(gw, '/admin/usage/requests?limit=100');
-    if (status === 200 && body.data.length >= count) return body.data;
-    if (Date.now() > deadline) throw new Error(`expected ${count} stored requests, have ${status === 200 ? body.data.length : status}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function metric(gw: GatewayProcess, name: string): Promise<number | undefined> {
-  const text = await (await fetch(`${gw.url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(name + ' ') || l.startsWith(name + '{') && l.slice(0, l.lastIndexOf(' ')) === name);
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 async function readStream(res: Response): Promise<Json[]> {
@@ -142,6 +119,26 @@ describe.each(['sqlite', 'postgres'] as const)('usage recording on %s', (engine)
     // The errors view lists requests that failed or carry a failed-over attempt: here the first only.
     const errors = await admin(gw, '/admin/usage/errors');
     expect(errors.body.data.map((r: Json) => r.failovers)).toEqual([1]);
+  });
+
+  it('a refused answer that was failed over: its billed tokens and cost are on its attempt and in the request cost', async () => {
+    const res = await chat(gw, {}, REFUSED_ALIAS);
+    expect(res.status).toBe(200);
+    const stored = await storedRequest(gw, res.headers.get('x-request-id'));
+    expect(stored.attempts.map((x: Json) => [x.target, x.outcome, x.reason, x.failed_over, x.prompt_tokens, x.completion_tokens])).toEqual([
+      ['a/m3', 'failed', 'refusal', true, REFUSED.prompt, REFUSED.completion],
+      ['b/m2', 'ok', 'ok', false, PROMPT, COMPLETION],
+    ]);
+    expect(stored.attempts[0].cost_usd).toBeCloseTo(REFUSED_COST, 12);
+    // The request's tokens are the answer's; its cost is what every call was billed.
+    expect(stored).toMatchObject({ prompt_tokens: PROMPT, completion_tokens: COMPLETION });
+    expect(stored.cost_usd).toBeCloseTo(REFUSED_COST + COST, 12);
+    expect(await metric(gw, `mana_llm_tokens_total{alias="${REFUSED_ALIAS}",target="a/m3",kind="prompt"}`)).toBe(REFUSED.prompt);
+    expect(await metric(gw, `mana_llm_cost_usd_total{alias="${REFUSED_ALIAS}",target="a/m3"}`)).toBeCloseTo(REFUSED_COST, 12);
+    const summary = await admin(gw, '/admin/usage/summary?group_by=target');
+    const refusing = summary.body.data.find((r: Json) => r.target === 'a/m3');
+    expect(refusing).toMatchObject({ requests: 0, errors: 1, prompt_tokens: REFUSED.prompt, completion_tokens: REFUSED.completion });
+    expect(refusing.cost_usd).toBeCloseTo(REFUSED_COST, 12);
   });
 
   it.each([
@@ -240,11 +237,3 @@ describe('usage recording under faults', () => {
     }
   }, 60_000);
 });
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 8_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

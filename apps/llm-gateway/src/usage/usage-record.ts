@@ -1,8 +1,10 @@
 /**
  * One finished request as a usage record: the request's own fields plus one
  * attempt record per upstream call (skips stay in `plan` only). The answering
- * attempt carries the request's token counts; cost = tokens × the attempt's
- * configured price, unknown (null) without one.
+ * attempt carries the request's token counts, a failed attempt the tokens its
+ * upstream billed for an answer the router turned down (`fail_over_on`);
+ * cost = tokens × the attempt's configured price, unknown (null) without one,
+ * and the request's cost is the sum over its attempts.
  */
 import { createHash } from 'node:crypto';
 import { costOf, type Attempt, type RequestOutcome, type Usage } from '@mana/llm-router';
@@ -29,8 +31,8 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
   if (o !== undefined) {
     for (const a of o.attempts) {
       if (a.outcome === 'skipped') continue;
-      // The answering call is the last one, and the only one the usage belongs to.
-      const usage = a.outcome === 'ok' && a.target === o.target ? ex.usage : undefined;
+      // The answering call is the last one and the result's usage is its own; a failed call carries what it was billed.
+      const usage = a.outcome === 'ok' && a.target === o.target ? ex.usage : a.usage;
       const record = attemptRecord(a, attempts.length, usage);
       if (record.costUsd !== null) totalCost = (totalCost ?? 0) + record.costUsd;
       attempts.push(record);
@@ -80,10 +82,19 @@ function attemptRecord(a: Attempt, position: number, usage: Usage | undefined): 
   };
 }
 
+/** Fingerprints of the keys seen lately: a SHA-256 per request is most of what building a record costs. */
+const fingerprints = new Map<string, string>();
+const MAX_REMEMBERED_KEYS = 1_024; // beyond this the memo starts over: a bound, whatever clients send
+
 /** `k:` + 12 hex chars of SHA-256 of the bearer key: tells keys apart in usage, cannot be turned back into one. */
 export function keyFingerprint(authorization: string | undefined): string | null {
   if (authorization === undefined || !authorization.startsWith('Bearer ')) return null;
+  const known = fingerprints.get(authorization);
+  if (known !== undefined) return known;
   const key = authorization.slice(7).trim();
   if (key === '') return null;
-  return `k:${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+  const fingerprint = `k:${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+  if (fingerprints.size >= MAX_REMEMBERED_KEYS) fingerprints.clear();
+  fingerprints.set(authorization, fingerprint);
+  return fingerprint;
 }

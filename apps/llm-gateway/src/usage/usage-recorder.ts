@@ -25,7 +25,8 @@ export interface UsageRecorderOptions {
   readonly dataDir: string;
   /** PostgreSQL instead of the embedded file. A secret: never logged as is. */
   readonly databaseUrl: string | undefined;
-  readonly retentionMs: number;
+  /** How long records are kept (ms), asked at every retention run. */
+  readonly retentionMs: () => number;
   readonly logger: Logger;
 }
 
@@ -128,7 +129,7 @@ export class UsageRecorder {
 
   private async prune(): Promise<void> {
     try {
-      const deleted = await this.store.prune(Date.now() - this.options.retentionMs);
+      const deleted = await this.store.prune(Date.now() - this.options.retentionMs());
       await this.store.refreshStatistics();
       if (deleted > 0) this.options.logger.info({ deleted }, 'usage records past retention deleted');
     } catch (error) {

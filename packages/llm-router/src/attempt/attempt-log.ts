@@ -1,4 +1,4 @@
-import type { Attempt, AttemptEvent, AttemptOutcome, RequestOutcome, TargetConfig } from '../types.js';
+import type { Attempt, AttemptEvent, AttemptOutcome, RequestOutcome, TargetConfig, Usage } from '../types.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -27,7 +27,7 @@ export class AttemptLog {
     outcome: AttemptOutcome,
     reason: string,
     durationMs: number,
-    extra?: { status?: number | undefined; detail?: string | undefined },
+    extra?: { status?: number | undefined; detail?: string | undefined; usage?: Usage | undefined },
   ): void {
     this.publish(target.id);
     const attempt: Mutable<Attempt> = {
@@ -41,6 +41,7 @@ export class AttemptLog {
     };
     if (extra?.status !== undefined) attempt.status = extra.status;
     if (extra?.detail !== undefined) attempt.detail = extra.detail;
+    if (extra?.usage !== undefined) attempt.usage = extra.usage;
     if (target.price !== undefined && outcome !== 'skipped') attempt.price = target.price;
     this.attempts.push(attempt);
     this.pending = attempt;

@@ -1,6 +1,6 @@
 import type { Adapter, AdapterCall, HttpFailure } from '../adapters/adapter.js';
 import { abortedError } from '../errors.js';
-import type { AliasConfig, ProviderConfig, ResultBase, RouterRequest, RouterResult, StreamResult, TargetConfig } from '../types.js';
+import type { AliasConfig, ProviderConfig, ResultBase, RouterRequest, RouterResult, StreamResult, TargetConfig, Usage } from '../types.js';
 import type { AttemptLog } from './attempt-log.js';
 import { classifyFailure, type Decision, type Failure } from './classify-error.js';
 import type { ExecuteDeps } from './execute.js';
@@ -61,7 +61,8 @@ async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>,
   const res = await c.operation.call(c.adapter, call);
   if (!res.ok) return httpFailed(c, res, started);
   const invalid = c.operation.invalidAnswer(res.body, c.request, c.config, c.answers);
-  if (invalid !== undefined) return failed(c, invalid, started);
+  // A rejected answer was still billed: its usage stays on the attempt.
+  if (invalid !== undefined) return failed(c, invalid, started, c.operation.usage(res.body));
   c.deps.health.reportSuccess(c.provider.name);
   return {
     kind: 'result',
@@ -151,8 +152,8 @@ function settle(
   return { outcome: c.log.outcome(c.target.id), headers: res.headers };
 }
 
-function failed(c: TargetCall, failure: Failure, started: number): CallOutcome {
-  return record(c, classify(c, failure), started);
+function failed(c: TargetCall, failure: Failure, started: number, usage?: Usage): CallOutcome {
+  return record(c, classify(c, failure), started, usage);
 }
 
 function classify(c: TargetCall, failure: Failure): Decision {
@@ -168,11 +169,11 @@ function classify(c: TargetCall, failure: Failure): Decision {
  * Carries out a fail-over decision's bookkeeping and records the attempt: a
  * target that refused the request before any network call was skipped, not failed.
  */
-function record(c: TargetCall, d: Decision, started: number): CallOutcome {
+function record(c: TargetCall, d: Decision, started: number, usage?: Usage): CallOutcome {
   if (d.providerFailure) c.deps.health.reportFailure(c.provider.name, d.reason, c.target.settings);
   if (d.probeProvider) c.deps.probe(c.provider);
   if (d.coolDownUntil !== undefined) c.deps.health.coolDown(c.target.id, d.coolDownUntil, d.reason);
-  c.log.add(c.target, d.reachedNetwork ? 'failed' : 'skipped', d.reason, c.deps.now() - started, { status: d.status, detail: d.detail });
+  c.log.add(c.target, d.reachedNetwork ? 'failed' : 'skipped', d.reason, c.deps.now() - started, { status: d.status, detail: d.detail, usage });
   return { kind: 'failed', decision: d };
 }
 

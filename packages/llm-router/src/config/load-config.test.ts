@@ -388,6 +388,13 @@ describe('parseConfig: validation names the alias and line', () => {
     expect(parseError(`background_concurrency: 1.5\n${STRINGS_ONLY}`)).toContain('line 1: background_concurrency must be a whole number ≥ 1');
   });
 
+  it('usage_retention: a duration of at least a minute, absent when not given', () => {
+    expect(parseConfig(`usage_retention: 7d\n${STRINGS_ONLY}`, { env }).usageRetentionMs).toBe(7 * 86_400_000);
+    expect(parseConfig(STRINGS_ONLY, { env }).usageRetentionMs).toBeUndefined();
+    expect(parseError(`usage_retention: 30s\n${STRINGS_ONLY}`)).toContain('line 1: usage_retention must be at least 1m');
+    expect(parseError(`usage_retention: forever\n${STRINGS_ONLY}`)).toContain('line 1: usage_retention must be a positive duration');
+  });
+
   it('YAML syntax errors carry their line', () => {
     expect(parseError('aliases:\n  mana/fast-text: [ollama/a]\n  - groq/b\n  mana/vision: [ollama/b]\n')).toMatch(
       /^invalid config at aliases.yaml line 3: YAML syntax error: /,

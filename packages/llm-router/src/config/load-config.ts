@@ -39,6 +39,7 @@ export function parseConfig(text: string, options: ParseConfigOptions = {}): Con
     root.background_concurrency === undefined
       ? DEFAULT_BACKGROUND_CONCURRENCY
       : reader.count(root.background_concurrency, ['background_concurrency'], 'background_concurrency', 1);
+  const usageRetentionMs = root.usage_retention === undefined ? undefined : retention(reader, root.usage_retention);
   const providers = buildProviders(reader, root.providers, globalSettings);
   const aliases = buildAliases(reader, root.aliases, providers);
   const settings: Settings = Object.freeze({ ...DEFAULT_SETTINGS, ...globalSettings });
@@ -50,7 +51,17 @@ export function parseConfig(text: string, options: ParseConfigOptions = {}): Con
     providers: new FrozenMap(providers),
     aliases: new FrozenMap(aliases),
     backgroundConcurrency,
+    usageRetentionMs,
   });
+}
+
+/** The gateway keeps usage records this long; under a minute would delete what was just written. */
+const MIN_USAGE_RETENTION_MS = 60_000; // 1 min
+
+function retention(reader: ConfigReader, value: unknown): number {
+  const ms = reader.duration(value, ['usage_retention'], 'usage_retention', true);
+  if (ms < MIN_USAGE_RETENTION_MS) reader.fail(['usage_retention'], `usage_retention must be at least 1m, got ${JSON.stringify(value)}`);
+  return ms;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { AliasKind, AnswerCheck, OnAllUnhealthy, ProviderType, Settings, St
  * an operator believing a setting is in force when it is not.
  */
 
-export const TOP_LEVEL_KEYS = ['settings', 'background_concurrency', 'providers', 'aliases'] as const;
+export const TOP_LEVEL_KEYS = ['settings', 'background_concurrency', 'usage_retention', 'providers', 'aliases'] as const;
 
 export const PROVIDER_KEYS = [
   'type',

@@ -1,0 +1,109 @@
+/**
+ * The embedded store's faults through the built gateway process: a lock held by
+ * another process, and `kill -9` while requests are in flight.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { aliasesYaml, spawnGateway, type Json } from './harness.js';
+import { ADMIN, admin, chat, metric, storedRequests, waitUntil } from './usage-client.js';
+
+const MODEL = 'mana/fast-text';
+/** The batch writer's flush interval (the package's DEFAULT_FLUSH_INTERVAL_MS): the README's loss bound on kill -9. */
+const FLUSH_INTERVAL_MS = 1_000;
+
+let upstream: FakeUpstream;
+
+beforeAll(async () => {
+  upstream = await startFakeOpenAI({ name: 'u' });
+});
+
+afterAll(async () => {
+  await upstream?.close();
+});
+
+const config = () => `providers:\n  u: { type: openai, base_url: "${upstream.baseUrl}", api_key: "sk-u" }\n${aliasesYaml({}, ['u/m'])}`;
+
+describe('usage store faults through the gateway (SQLite)', () => {
+  it('locked by another process: requests keep succeeding at normal speed, health and metric show it, recording resumes once the lock is gone', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mana-usage-lock-'));
+    const gw = await spawnGateway({ config: config(), env: { MANA_LLM_ADMIN_KEY: ADMIN, MANA_LLM_DATA_DIR: dataDir } });
+    const other = new BetterSqlite3(join(dataDir, 'usage.sqlite'));
+    try {
+      expect((await chat(gw, {}, MODEL)).status).toBe(200);
+      await storedRequests(gw, 1);
+      // Another process holds the write lock: every batch the gateway tries fails at once.
+      other.exec('BEGIN EXCLUSIVE');
+      const started = performance.now();
+      for (let i = 0; i < 10; i++) expect((await chat(gw, {}, MODEL)).status).toBe(200);
+      expect(performance.now() - started).toBeLessThan(2_000); // ten loopback requests; the lock adds nothing
+      await waitUntil(async () => ((await (await fetch(`${gw.url}/v1/health`)).json()) as Json).usage.status === 'failing');
+      const health: Json = await (await fetch(`${gw.url}/v1/health`)).json();
+      expect(health.status).toBe('degraded');
+      expect(health.usage).toMatchObject({ queued: 10, last_error: expect.stringMatching(/locked/) });
+      expect(await metric(gw, 'mana_llm_usage_store_up')).toBe(0);
+      other.exec('ROLLBACK');
+      expect(await storedRequests(gw, 11)).toHaveLength(11);
+      expect(await metric(gw, 'mana_llm_usage_store_up')).toBe(1);
+      expect(((await (await fetch(`${gw.url}/v1/health`)).json()) as Json).usage).toMatchObject({ status: 'ok', queued: 0 });
+    } finally {
+      other.close();
+      await gw.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('kill -9 under load: the store reopens cleanly, and only requests finished within the last flush interval may be missing', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mana-usage-kill-load-'));
+    try {
+      const env = { MANA_LLM_ADMIN_KEY: ADMIN, MANA_LLM_DATA_DIR: dataDir };
+      const first = await spawnGateway({ config: config(), env });
+      // Four clients send requests back to back; the process is killed while they run.
+      const finishedAt = new Map<string, number>();
+      let running = true;
+      const client = async () => {
+        while (running) {
+          const res = await chat(first, {}, MODEL).catch(() => undefined);
+          if (res?.status === 200) finishedAt.set(res.headers.get('x-request-id')!, Date.now());
+          await res?.text().catch(() => undefined);
+        }
+      };
+      const clients = Array.from({ length: 4 }, client);
+      await new Promise((r) => setTimeout(r, 3_000));
+      const killedAt = Date.now();
+      first.signal('SIGKILL');
+      running = false;
+      await Promise.all(clients);
+      await first.stop();
+      expect(finishedAt.size).toBeGreaterThan(20);
+
+      const second = await spawnGateway({ config: config(), env });
+      try {
+        expect((await chat(second, {}, MODEL)).status).toBe(200);
+        const ids: string[] = [];
+        let cursor = '';
+        do {
+          const { status, body } = await admin(second, `/admin/usage/requests?limit=500&until=${new Date(killedAt + 1).toISOString()}${cursor}`);
+          expect(status).toBe(200);
+          ids.push(...body.data.map((r: Json) => r.request_id as string));
+          cursor = body.next_cursor === null ? '' : `&cursor=${body.next_cursor}`;
+        } while (cursor !== '');
+        const stored = new Set(ids);
+        // Whatever finished more than one flush interval (plus the write of that batch) before the kill is stored.
+        const mustBeStored = [...finishedAt].filter(([, at]) => at < killedAt - FLUSH_INTERVAL_MS - 500).map(([id]) => id);
+        expect(mustBeStored.length).toBeGreaterThan(10);
+        expect(mustBeStored.filter((id) => !stored.has(id))).toEqual([]);
+        // Nothing stored that no client saw finish, nothing twice.
+        expect([...stored].every((id) => finishedAt.has(id))).toBe(true);
+        expect(stored.size).toBe(ids.length);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
