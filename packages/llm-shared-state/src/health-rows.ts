@@ -24,8 +24,10 @@ export function subjectKey(t: HealthTransition): string {
   return t.kind === 'cooldown' ? `target:${t.subject}` : `provider:${t.subject}`;
 }
 
+/** Cut to MAX_REASON_CHARS, without NUL (PostgreSQL text refuses it: one upstream's odd error text would fail every batch). */
 function cut(reason: string): string {
-  return reason.length <= MAX_REASON_CHARS ? reason : `${reason.slice(0, MAX_REASON_CHARS - 1)}…`;
+  const text = reason.includes('\u0000') ? reason.replaceAll('\u0000', '') : reason;
+  return text.length <= MAX_REASON_CHARS ? text : `${text.slice(0, MAX_REASON_CHARS - 1)}…`;
 }
 
 export function toRow({ transition: t, replica }: SharedTransition): Selectable<HealthTransitionsTable> {
