@@ -83,10 +83,13 @@ export class CircuitBreaker {
   /**
    * Another replica opened this provider's breaker until `until`: skip it
    * here too. A later end already known is kept; a period already over is
-   * not worth applying (it would only make the provider half-open).
+   * not worth applying (it would only make the provider half-open); nor is a
+   * failure older than a success seen here.
    */
   openUntilRemote(until: number, error: string, at: number): boolean {
     if (until <= this.now() || (this.openUntil !== undefined && this.openUntil >= until)) return false;
+    // Closed by a success here after the failure over there: this replica knows better (newer).
+    if (this.openUntil === undefined && this.consecutiveFailures === 0 && this.lastCheck !== undefined && this.lastCheck > at) return false;
     this.openUntil = until;
     this.consecutiveFailures = Math.max(1, this.consecutiveFailures);
     this.lastError = error;

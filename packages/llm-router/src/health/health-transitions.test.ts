@@ -84,13 +84,18 @@ describe('HealthCache transitions between replicas', () => {
     expect(announcedByB).toEqual([]);
   });
 
-  it('ignores stale transitions: an ended period, or a recovery older than a local failure', () => {
+  it('ignores stale transitions: an ended period, a failure older than a local success, a recovery older than a local failure', () => {
     const b = newCache();
     const settings = snapshot.providers.get('groq')!.settings;
     clock.now = T0 + 10_000;
     expect(b.applyTransition({ kind: 'provider_unhealthy', subject: 'groq', until: T0 + 5_000, reason: 'x', at: T0 })).toBe(false);
     expect(b.applyTransition({ kind: 'cooldown', subject: 'ollama/gemma3:4b', until: T0 + 5_000, reason: 'x', at: T0 })).toBe(false);
     expect(b.providerView(snapshot).find((p) => p.provider === 'groq')?.healthy).toBeNull();
+
+    clock.now = T0 + 10_000;
+    b.reportSuccess('groq'); // seen healthy here after the other replica's failure at T0 + 9 s
+    expect(b.applyTransition({ kind: 'provider_unhealthy', subject: 'groq', until: T0 + 69_000, reason: 'x', at: T0 + 9_000 })).toBe(false);
+    expect(checkOf(b, 'mana/reasoning', 0)).toEqual({ ok: true });
 
     b.reportFailure('groq', 'connect_refused', settings);
     b.reportFailure('groq', 'connect_refused', settings);
