@@ -29,6 +29,17 @@ describe('parseCli', () => {
     expect(DEFAULT_CONFIG_PATH).toMatch(/llm-gateway[/\\]aliases\.yaml$/);
   });
 
+  it('names the replica from --replica-name or MANA_LLM_REPLICA_NAME (flag wins), else leaves it to <hostname>:<port>', () => {
+    expect(run([]).replicaName).toBeUndefined();
+    expect(run([], { MANA_LLM_REPLICA_NAME: 'gw-2' }).replicaName).toBe('gw-2');
+    expect(run(['--replica-name', 'eu-1.gw:3025'], { MANA_LLM_REPLICA_NAME: 'gw-2' }).replicaName).toBe('eu-1.gw:3025');
+    for (const bad of ['has space', 'x'.repeat(101), 'semi;colon', 'new\nline']) {
+      const result = parseCli(['--replica-name', bad], {});
+      expect(result.kind).toBe('error');
+      expect(result.kind === 'error' && result.message).toMatch(/^Invalid --replica-name/);
+    }
+  });
+
   it('reads the environment, and flags win over it', () => {
     const env = { MANA_LLM_CONFIG: 'env.yaml', HOST: '127.0.0.2', PORT: '4000', LOG_LEVEL: 'debug', MANA_LLM_MAX_BODY: '1mb' };
     expect(run([], env)).toMatchObject({ configPath: resolve('env.yaml'), host: '127.0.0.2', port: 4000, logLevel: 'debug', maxBodyBytes: 1024 ** 2 });
