@@ -96,6 +96,11 @@ interface RollupKey {
 
 type RollupEntry = RollupKey & { tally: Tally };
 
+/** A rollup row's primary key as one map key. */
+function rollupId(dim: string, span: number, bucket: number, key: string): string {
+  return `${dim}\u0000${span}\u0000${bucket}\u0000${key}`;
+}
+
 /** The rollup rows some newly stored rows add to, with what they add. */
 export function rollupsOf(requests: readonly RequestMeasures[], attempts: readonly AttemptMeasures[]): Map<string, RollupEntry> {
   const out = new Map<string, RollupEntry>();
@@ -103,7 +108,7 @@ export function rollupsOf(requests: readonly RequestMeasures[], attempts: readon
   // day) are kept at hand, so a row costs one lookup per group, not per rollup.
   const current = new Map<string, { minute: number; tallies: Tally[] }>();
   const entry = (dim: SummaryGroup, span: number, bucket: number, key: string): RollupEntry => {
-    const id = `${dim}\u0000${span}\u0000${bucket}\u0000${key}`;
+    const id = rollupId(dim, span, bucket, key);
     let e = out.get(id);
     if (e === undefined) out.set(id, (e = { dim, span, bucket, key, tally: emptyTally() }));
     return e;
@@ -159,12 +164,12 @@ export async function addToRollups(
         .where('bucket', '>=', Math.min(...buckets))
         .where('bucket', '<=', Math.max(...buckets));
       if (lockRows) q = q.forUpdate();
-      for (const row of await q.execute()) stored.set(`${row.dim}\u0000${row.span_ms}\u0000${Number(row.bucket)}\u0000${row.key}`, row);
+      for (const row of await q.execute()) stored.set(rollupId(row.dim, row.span_ms, Number(row.bucket), row.key), row);
     }
   }
   const merged = entries.map((e) => {
     const tally = emptyTally();
-    const row = stored.get(`${e.dim}\u0000${e.span}\u0000${e.bucket}\u0000${e.key}`);
+    const row = stored.get(rollupId(e.dim, e.span, e.bucket, e.key));
     if (row !== undefined) addStoredRollup(tally, row);
     addTally(tally, e.tally);
     return rowOf(e, tally);
