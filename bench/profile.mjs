@@ -1,86 +1,236 @@
-// CPU profile of our gateway under the benchmark's sequential load:
-//   node bench/profile.mjs [--stream] [--requests=N] [--top=N] [--keep]
-// Starts the fake upstream and the built gateway with `node --cpu-prof`, sends
-// N sequential requests, stops the gateway (the profile is written on exit)
-// and prints the functions with the most self time, grouped by file.
-// --keep leaves the .cpuprofile under bench/results/raw/ (git-ignored).
+// Where our gateway's CPU goes per request, under load:
+//
+//   node bench/profile.mjs [--sequential] [--stream] [--duration=S] [--requests=N]
+//                          [--connections=N] [--usage=off] [--target=floor] [--top=N] [--keep]
+//                          [--no-profile] [--main=PATH]
+//
+// Starts the benchmark's fake upstream (bench/lib/upstream.mjs: pre-built
+// answers, nothing recorded, so the upstream stays flat under load; the
+// testkit's fakes record every request, right for tests, wrong here) and the
+// built gateway (apps/llm-gateway/dist/main.js) under `node --cpu-prof`, with
+// the benchmark's config, client keys and request log at info, as `pnpm bench`
+// runs it. Then:
+//   default       autocannon from a separate process (bench/lib/load.mjs),
+//                 50 connections for --duration seconds (10): the max-throughput load
+//   --sequential  --requests sequential requests (20,000): the latency rounds' load
+// --usage=off starts the gateway with `--usage off`; --target=floor profiles
+// the minimal Node proxy instead (what any Node gateway spends).
+// --no-profile measures CPU per request only, without the profiler's own cost;
+// --main=PATH runs another build of the gateway (an A/B of two builds: copy
+// `apps/` and `packages/` of the "before" checkout aside, link its
+// `node_modules`, and alternate runs of both).
+//
+// Prints CPU per request: the whole process (all threads, from /proc), the
+// main thread (the profile's non-idle samples), and the main thread split by
+// cost (self time grouped by library / our source file), the functions with
+// the most self time, and our own functions with the most inclusive time.
+// --keep leaves the .cpuprofile under bench/results/raw/ (git-ignored) for a
+// flame graph (Chrome DevTools › Performance › Load profile, or speedscope).
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createClient } from './lib/http-client.mjs';
-import { repoRoot, startManaGateway, startUpstream } from './lib/procs.mjs';
+import { UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
+import { repoRoot, startFloorProxy, startManaGateway, startUpstream } from './lib/procs.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const stream = argv.includes('--stream');
+const sequential = argv.includes('--sequential');
 const requests = Number(option('requests', 20_000));
-const top = Number(option('top', 25));
+const durationS = Number(option('duration', 10));
+const connections = Number(option('connections', 50));
+const top = Number(option('top', 20));
+const floor = option('target', 'ours') === 'floor';
+const usageOff = option('usage', 'on') === 'off';
+const profiling = !argv.includes('--no-profile');
+const main = option('main', undefined);
+const CLIENT_KEY = 'bench-client-key-not-secret';
+
+/** User and system CPU time of a process, all threads, in ms (Linux /proc; clock ticks are 10 ms). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }; // fields 14 and 15 of stat(5)
+}
+
+function runLoad(job) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./lib/load.mjs', import.meta.url)), JSON.stringify(job)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (part) => {
+      out += part;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`load exited with ${code}`))));
+  });
+}
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'mana-profile-'));
 const upstream = await startUpstream();
-const configPath = path.join(tmp, 'aliases.yaml');
-const aliases = ['fast-text', 'long-form', 'structured', 'reasoning', 'vision'];
-writeFileSync(
-  configPath,
-  `providers:\n  bench: { type: openai, base_url: "${upstream.url}/v1", api_key: "sk-bench-upstream-not-secret" }\naliases:\n${aliases
-    .map((a) => `  mana/${a}: { chain: [bench/fast] }`)
-    .join('\n')}\n`,
-);
-const gateway = await startManaGateway({
-  configPath,
-  env: { MANA_LLM_API_KEYS: 'bench-client-key-not-secret' },
-  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${tmp}`],
-});
-const client = createClient({
-  name: 'ours',
-  url: gateway.url,
-  model: 'mana/fast-text',
-  headers: { authorization: 'Bearer bench-client-key-not-secret' },
-});
-const started = performance.now();
-for (let i = 0; i < requests; i += 1) {
-  const result = await client.chat({ stream });
-  if (result.status !== 200) throw new Error(`status ${result.status}`);
+const profArgs = profiling ? ['--cpu-prof', `--cpu-prof-dir=${tmp}`] : [];
+let target;
+let model = 'mana/fast-text';
+let headers = { authorization: `Bearer ${CLIENT_KEY}` };
+if (floor) {
+  target = await startFloorProxy(upstream, profArgs);
+  model = 'fast';
+  headers = { authorization: `Bearer ${UPSTREAM_KEY}` };
+} else {
+  const configPath = path.join(tmp, 'aliases.yaml');
+  writeFileSync(configPath, gatewayConfig({ upstream }));
+  target = await startManaGateway({
+    configPath,
+    env: { MANA_LLM_API_KEYS: CLIENT_KEY },
+    args: usageOff ? ['--usage', 'off'] : [],
+    nodeArgs: profArgs,
+    ...(main === undefined ? {} : { main: path.resolve(main) }),
+  });
 }
-const perRequestMs = (performance.now() - started) / requests;
+
+// Warm-up (JIT, connections) before the measured part; it is in the profile too, a small share.
+const client = createClient({ name: 'target', url: target.url, model, headers });
+for (let i = 0; i < 500; i += 1) await client.chat({ stream });
+const cpuBefore = cpuMs(target.pid);
+const started = performance.now();
+let done;
+let reqPerSec;
+if (sequential) {
+  for (let i = 0; i < requests; i += 1) {
+    const result = await client.chat({ stream });
+    if (result.status !== 200) throw new Error(`status ${result.status}`);
+  }
+  done = requests;
+  reqPerSec = requests / ((performance.now() - started) / 1_000);
+} else {
+  const body = JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Say hello.' }] });
+  const load = await runLoad({ mode: 'max', url: `${target.url}/v1/chat/completions`, headers, body, connections, durationS });
+  if (load.non2xx || load.errors) throw new Error(`load: ${load.non2xx} non-2xx, ${load.errors} errors`);
+  done = load.total;
+  reqPerSec = load.requestsPerSec;
+}
+const wallMs = performance.now() - started;
+const cpuAfter = cpuMs(target.pid);
+const userUs = ((cpuAfter.user - cpuBefore.user) * 1_000) / done;
+const systemUs = ((cpuAfter.system - cpuBefore.system) * 1_000) / done;
 client.close();
-await gateway.stop();
+await target.stop();
 await upstream.stop();
 
+const what = `${floor ? 'the Node floor' : `our gateway${usageOff ? ' (--usage off)' : ''}${main === undefined ? '' : ` (${main})`}`}, ${stream ? 'streaming' : 'non-streaming'}`;
+const load = sequential ? `${done} sequential requests` : `autocannon, ${connections} connections, ${durationS} s: ${done} requests`;
+const cpuLine = `CPU per request: ${(userUs + systemUs).toFixed(1)} µs whole process, all threads (${userUs.toFixed(1)} user + ${systemUs.toFixed(1)} system)`;
+if (!profiling) {
+  process.stdout.write(`${what}; ${load}; ${reqPerSec.toFixed(0)} req/s\n${cpuLine}\n`);
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
+}
 const file = readdirSync(tmp).find((f) => f.endsWith('.cpuprofile'));
-if (!file) throw new Error('no .cpuprofile written (did the gateway exit cleanly?)');
+if (!file) throw new Error('no .cpuprofile written (did the process exit cleanly?)');
 const profile = JSON.parse(readFileSync(path.join(tmp, file), 'utf8'));
 
-// Self time per node = samples hitting it × mean sample interval.
-const interval = (profile.endTime - profile.startTime) / profile.samples.length / 1_000; // ms
-const hits = new Map();
-for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
-const byFunction = new Map();
-const byFile = new Map();
-let total = 0;
-for (const node of profile.nodes) {
-  const count = hits.get(node.id) ?? 0;
-  if (count === 0) continue;
-  const { functionName, url, lineNumber } = node.callFrame;
-  const where = url ? url.replace(`file://${repoRoot}`, '').replace(/^.*node_modules\/\.pnpm\/([^/]+)\/node_modules\//, '$1: ') : '(native)';
-  const key = `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
-  byFunction.set(key, (byFunction.get(key) ?? 0) + count);
-  byFile.set(where, (byFile.get(where) ?? 0) + count);
-  total += count;
+// The measured window only: samples whose timestamp falls after the warm-up.
+const profileStart = profile.startTime; // µs, same clock as timeDeltas
+const windowEnd = profile.endTime - 500_000; // the last 0.5 s is shutdown
+const windowStart = windowEnd - wallMs * 1_000 + 500_000;
+const sampleIds = [];
+const sampleDeltas = [];
+{
+  let t = profileStart;
+  for (let i = 0; i < profile.samples.length; i += 1) {
+    t += profile.timeDeltas[i];
+    if (t >= windowStart && t <= windowEnd) {
+      sampleIds.push(profile.samples[i]);
+      sampleDeltas.push(profile.timeDeltas[i]);
+    }
+  }
 }
-const show = (map, n) =>
+const windowRequests = done * ((windowEnd - windowStart) / 1_000 / wallMs);
+
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+
+/** Where a frame comes from: a short name per library, our files by path. */
+function where(url) {
+  if (!url) return '';
+  const pkg = /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (pkg) return pkg[1];
+  return url.replace(`file://${repoRoot}`, '').replace(/^(apps|packages)\/([^/]+)\/dist\//, '$2/');
+}
+
+/** The cost a frame's self time is charged to. */
+function category(frame) {
+  const { functionName: fn, url } = frame;
+  if (fn === '(idle)') return undefined;
+  if (fn === '(garbage collector)') return 'V8: garbage collection';
+  if (fn === '(program)') return 'V8/native: (program)';
+  const w = where(url);
+  if (w === '') return `native: ${fn || '(anonymous)'}`;
+  if (w.startsWith('undici')) return 'undici (upstream request, response parse)';
+  if (/^(pino|sonic-boom|fast-redact|quick-format-unescaped|fast-safe-stringify|thread-stream|atomic-sleep|on-exit-leak-free)/.test(w)) return 'pino (request log line)';
+  if (/^(prom-client|tdigest|bintrees)/.test(w)) return 'prom-client (metrics)';
+  if (/^(@mana\/llm-usage-store|better-sqlite3|kysely)|^llm-usage-store\/|^llm-gateway\/usage\//.test(w)) return `usage recording: ${w}`;
+  if (w.startsWith('llm-gateway/') || w.startsWith('llm-router/')) return w;
+  if (w.startsWith('node:')) {
+    if (/^node:(_http|net|stream|internal\/(streams|http|stream_base)|events)/.test(w)) return 'node: http server, sockets, streams, events';
+    if (/^node:internal\/(process\/task_queues|timers|async_hooks)|^node:timers/.test(w)) return 'node: microtasks, timers';
+    return `node: ${w.slice(5)}`;
+  }
+  return w;
+}
+
+const selfHits = new Map();
+const catHits = new Map();
+const inclusive = new Map();
+let busy = 0;
+const stackKeys = new Map(); // node id → distinct keys of our own functions on its stack
+const key = (frame) => `${frame.functionName || '(anonymous)'} ${where(frame.url)}:${frame.lineNumber + 1}`;
+const own = (frame) => /^(llm-gateway|llm-router|llm-usage-store)\//.test(where(frame.url));
+function keysOf(id) {
+  let keys = stackKeys.get(id);
+  if (keys !== undefined) return keys;
+  const node = byId.get(id);
+  const up = parent.has(id) ? keysOf(parent.get(id)) : [];
+  keys = own(node.callFrame) && !up.includes(key(node.callFrame)) ? [...up, key(node.callFrame)] : up;
+  stackKeys.set(id, keys);
+  return keys;
+}
+for (let i = 0; i < sampleIds.length; i += 1) {
+  const node = byId.get(sampleIds[i]);
+  const cat = category(node.callFrame);
+  if (cat === undefined) continue;
+  const us = sampleDeltas[i];
+  busy += us;
+  catHits.set(cat, (catHits.get(cat) ?? 0) + us);
+  const k = key(node.callFrame);
+  selfHits.set(k, (selfHits.get(k) ?? 0) + us);
+  for (const ik of keysOf(node.id)) inclusive.set(ik, (inclusive.get(ik) ?? 0) + us);
+}
+
+const perReq = (us) => us / windowRequests;
+const show = (map, n, minUs = 0) =>
   [...map.entries()]
     .sort((a, b) => b[1] - a[1])
+    .filter(([, v]) => perReq(v) >= minUs)
     .slice(0, n)
-    .map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)}%  ${(v * interval).toFixed(0).padStart(6)} ms  ${k}`)
+    .map(([k, v]) => `${perReq(v).toFixed(1).padStart(7)} µs ${((100 * v) / busy).toFixed(1).padStart(5)}%  ${k}`)
     .join('\n');
 process.stdout.write(
-  `${requests} sequential ${stream ? 'streaming' : 'non-streaming'} requests, ${perRequestMs.toFixed(3)} ms each at the client\n` +
-    `\nself time by function (top ${top}):\n${show(byFunction, top)}\n\nself time by file (top 15):\n${show(byFile, 15)}\n`,
+  `${what}; ${load}; ${reqPerSec.toFixed(0)} req/s\n` +
+    `${cpuLine}; ${perReq(busy).toFixed(1)} µs main thread (profile samples, wall clock while not idle)\n` +
+    `\nmain thread by cost (self time, µs per request):\n${show(catHits, 40, 0.5)}\n` +
+    `\nfunctions by self time (top ${top}):\n${show(selfHits, top)}\n` +
+    `\nour functions by inclusive time (top ${top}; async functions count until their first await):\n${show(inclusive, top)}\n`,
 );
 if (argv.includes('--keep')) {
   const raw = path.join(repoRoot, 'bench/results/raw');
   mkdirSync(raw, { recursive: true });
-  renameSync(path.join(tmp, file), path.join(raw, `gateway-${stream ? 'stream' : 'json'}.cpuprofile`));
+  const name = `${floor ? 'floor' : 'gateway'}-${stream ? 'stream' : 'json'}-${sequential ? 'sequential' : 'load'}.cpuprofile`;
+  renameSync(path.join(tmp, file), path.join(raw, name));
+  process.stdout.write(`\nkept bench/results/raw/${name}\n`);
 }
 rmSync(tmp, { recursive: true, force: true });

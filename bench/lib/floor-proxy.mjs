@@ -39,3 +39,5 @@ const server = http.createServer({ keepAliveTimeout: 5_000, noDelay: true }, (re
 });
 server.listen(0, '127.0.0.1', () => process.send?.({ ready: true, port: server.address().port }));
 process.on('disconnect', () => process.exit(0));
+// An orderly exit on SIGTERM, so that `node --cpu-prof` (bench/profile.mjs --target=floor) writes its profile.
+process.on('SIGTERM', () => process.exit(0));

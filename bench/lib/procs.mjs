@@ -101,8 +101,9 @@ export async function startUpstream() {
 }
 
 /** The minimal Node proxy (bench/lib/floor-proxy.mjs) in front of `upstream`. */
-export async function startFloorProxy(upstream) {
+export async function startFloorProxy(upstream, execArgv = []) {
   const child = fork(here('./floor-proxy.mjs'), [], {
+    execArgv,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { ...process.env, BENCH_FLOOR_UPSTREAM: upstream.url },
   });
@@ -138,9 +139,9 @@ export async function startPortkey() {
 export const gatewayMain = `${repoRoot}apps/llm-gateway/dist/main.js`;
 
 /** Our gateway (built) with a config file, on a free loopback port. */
-export async function startManaGateway({ configPath, env = {}, args = [], logLevel = 'info', nodeArgs = [] }) {
+export async function startManaGateway({ configPath, env = {}, args = [], logLevel = 'info', nodeArgs = [], main = gatewayMain }) {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, gatewayMain, '--config', configPath, '--port', String(port), ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, main, '--config', configPath, '--port', String(port), ...args], {
     // Request logs go to /dev/null: the gateway still formats and writes them
     // (that cost is measured), but nobody here spends CPU reading them.
     stdio: ['ignore', 'ignore', 'pipe'],
