@@ -268,6 +268,12 @@ export interface JsonResult extends ResultBase {
   readonly kind: 'json';
   readonly status: number;
   readonly body: Record<string, unknown>;
+  /**
+   * `body` as the upstream wrote it, when that is exactly what `body` holds: send
+   * this rather than re-serialising `body` (the same JSON, without a second pass over
+   * it). Undefined when the router built or changed the answer (Ollama, re-encoded vectors).
+   */
+  readonly text?: string | undefined;
   readonly usage: Usage | undefined;
   /** Embeddings through an alias: the vector space that answered (the alias's `embedding_space`). */
   readonly embeddingSpace?: string | undefined;

@@ -47,6 +47,12 @@ export interface JsonSuccess {
   readonly status: number;
   /** An OpenAI `chat.completion` object (for `embed()`, an OpenAI embedding `list`). */
   readonly body: Record<string, unknown>;
+  /**
+   * The upstream's JSON text when `body` is exactly its parse (the dialect took the
+   * answer as it is): relayed as written instead of re-serialised. Undefined when
+   * the dialect built `body` itself (Ollama).
+   */
+  readonly text: string | undefined;
   readonly headers: RelayHeaders;
 }
 

@@ -88,15 +88,19 @@ export function fromOllamaEmbeddings(native: unknown, model: string, encoding: E
  * Puts every vector of a checked list in the encoding the caller asked for
  * (absent means `float`, as for OpenAI), whatever the upstream sent: a provider
  * that ignores `encoding_format` must not hand the `openai` SDK, which asks for
- * base64 and decodes it, a float array (or the reverse).
+ * base64 and decodes it, a float array (or the reverse). True when a vector was re-encoded.
  */
-export function matchEncoding(list: Record<string, unknown>, encoding: EmbeddingRequestBody['encoding_format']): void {
+export function matchEncoding(list: Record<string, unknown>, encoding: EmbeddingRequestBody['encoding_format']): boolean {
   const data = list.data as Record<string, unknown>[];
+  let changed = false;
   for (const item of data) {
     const e = item.embedding;
     if (encoding === 'base64' && Array.isArray(e)) item.embedding = floatsToBase64(e as number[]);
     else if (encoding !== 'base64' && typeof e === 'string') item.embedding = base64ToFloats(e);
+    else continue;
+    changed = true;
   }
+  return changed;
 }
 
 function base64ToFloats(text: string): number[] {

@@ -87,7 +87,9 @@ export class HttpAdapter implements Adapter {
     const res = await collectBody(dispatcher, postOptions(p, call, path, body), call.signal, call.firstByte, bodyLimits(call.target));
     if (res.statusCode >= 300) return httpFailureOf(res.statusCode, res.headers, res.text);
     const json = parseJson(res.text, 'response is not JSON');
-    return { ok: true, status: res.statusCode, body: parse(json), headers: relayHeaders(res.headers) };
+    const answer = parse(json);
+    // The same object: the text says exactly what the answer holds, so it can be relayed as is.
+    return { ok: true, status: res.statusCode, body: answer, text: answer === json ? res.text : undefined, headers: relayHeaders(res.headers) };
   }
 
   async stream(call: AdapterCall): Promise<AdapterStream> {

@@ -63,6 +63,7 @@ async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>,
   const invalid = c.operation.invalidAnswer(res.body, c.request, c.config, c.answers);
   // A rejected answer was still billed: its usage stays on the attempt.
   if (invalid !== undefined) return failed(c, invalid, started, c.operation.usage(res.body));
+  const reshaped = c.operation.conform(res.body, c.request);
   c.deps.health.reportSuccess(c.provider.name);
   return {
     kind: 'result',
@@ -71,6 +72,7 @@ async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>,
       ...settle(c, 'ok', 'ok', started, res),
       status: res.status,
       body: res.body,
+      text: reshaped ? undefined : res.text,
       usage: c.operation.usage(res.body),
       ...(c.config.embeddingSpace === undefined ? {} : { embeddingSpace: c.config.embeddingSpace }),
     },

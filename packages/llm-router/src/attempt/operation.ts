@@ -20,6 +20,11 @@ export interface OperationSpec {
   call(adapter: Adapter, call: AdapterCall<RouterRequest['body']>): Promise<AdapterResponse>;
   /** A 2xx body that is not a usable answer: the failure to fail over with; undefined when fine. */
   invalidAnswer(body: Record<string, unknown>, request: RouterRequest, config: AliasConfig, answers: AnswerChecks): Failure | undefined;
+  /**
+   * Puts a usable answer in the shape the caller asked for. True when that changed
+   * `body`: the upstream's text then no longer says what it holds and is not relayed.
+   */
+  conform(body: Record<string, unknown>, request: RouterRequest): boolean;
   usage(body: Record<string, unknown>): Usage | undefined;
 }
 
@@ -34,6 +39,7 @@ const CHAT: OperationSpec = {
   call: (adapter, call) => adapter.complete(call as AdapterCall<ChatRequestBody>),
   // The alias's `fail_over_on` checks (empty, content_filter, refusal, invalid_json): inspect-answer.ts.
   invalidAnswer: (body, _request, _config, answers) => inspectCompletion(body, answers),
+  conform: () => false,
   usage: (body) => toUsage(body.usage),
 };
 
@@ -62,9 +68,9 @@ const EMBEDDING: OperationSpec = {
     const req = request.body as EmbeddingRequestBody;
     const problem = vectorProblem(body.data as Record<string, unknown>[], inputCount(req.input), req.dimensions);
     if (problem !== undefined) return { kind: 'invalid_answer', reason: 'invalid_embeddings', detail: problem };
-    matchEncoding(body, req.encoding_format);
     return undefined;
   },
+  conform: (body, request) => matchEncoding(body, (request.body as EmbeddingRequestBody).encoding_format),
   usage: (body) => embeddingUsage(body.usage),
 };
 
