@@ -75,6 +75,34 @@ describe('GatewayMetrics', () => {
     expect(text).toContain('mana_llm_requests_total{alias="direct",target="cloud/m2",status="200"} 1');
   });
 
+  it('counts across scrapes: each scrape shows every request so far, a series added to by 0 shows 0', async () => {
+    const m = new GatewayMetrics({ defaultMetrics: false });
+    m.labelTargetsOf(() => CONFIG);
+    const finish = (status: number): void => {
+      m.requestStarted();
+      m.requestFinished({ alias: 'mana/fast-text', target: 'cloud/m2', status, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
+    };
+    const record = (prompt: number) =>
+      ({ attempts: [{ target: 'cloud/m2', promptTokens: prompt, completionTokens: 2, costUsd: null }] }) as unknown as Parameters<GatewayMetrics['usageRecorded']>[1];
+    finish(200);
+    m.usageRecorded('mana/fast-text', record(0));
+    let text = await m.text();
+    expect(text).toContain('mana_llm_requests_total{alias="mana/fast-text",target="cloud/m2",status="200"} 1');
+    expect(text).toContain('mana_llm_tokens_total{alias="mana/fast-text",target="cloud/m2",kind="prompt"} 0');
+    finish(200);
+    finish(200);
+    finish(502);
+    m.usageRecorded('mana/fast-text', record(7));
+    text = await m.text();
+    expect(text).toContain('mana_llm_requests_total{alias="mana/fast-text",target="cloud/m2",status="200"} 3');
+    expect(text).toContain('mana_llm_requests_total{alias="mana/fast-text",target="cloud/m2",status="502"} 1');
+    expect(text).toContain('mana_llm_alias_resolved_total{alias="mana/fast-text",target="cloud/m2"} 3');
+    expect(text).toContain('mana_llm_tokens_total{alias="mana/fast-text",target="cloud/m2",kind="prompt"} 7');
+    expect(text).toContain('mana_llm_tokens_total{alias="mana/fast-text",target="cloud/m2",kind="completion"} 4');
+    expect(text).toContain('mana_llm_request_duration_seconds_count{alias="mana/fast-text",stream="false"} 4');
+    expect(await m.text()).toBe(text); // a scrape changes nothing
+  });
+
   it('keeps reason labels bounded', () => {
     expect(reasonLabel('unconfigured: missing api key (GROQ_API_KEY)')).toBe('unconfigured');
     expect(reasonLabel('http_503')).toBe('http_503');

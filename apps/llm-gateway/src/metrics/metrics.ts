@@ -9,6 +9,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AttemptEvent, ConfigSnapshot, ProviderHealthView } from '@mana/llm-router';
 import type { RequestRecord } from '@mana/llm-usage-store';
+import { CounterCells, LabelTree } from './label-cells.js';
 
 /** What the usage recorder reports at scrape time. */
 export interface UsageMetricsSource {
@@ -46,29 +47,39 @@ export interface FinishedRequest {
   readonly ttfbSeconds: number | undefined;
 }
 
+/** HTTP status codes as label values, made once (a request would otherwise build the string each time). */
+const STATUS_LABELS = Array.from({ length: 600 }, (_, status) => String(status));
+
+function statusLabel(status: number): string {
+  return STATUS_LABELS[status] ?? String(status);
+}
+
 /** `unconfigured: missing api key (X)` → `unconfigured`: keeps label cardinality bounded. */
 export function reasonLabel(reason: string): string {
   const colon = reason.indexOf(':');
   return colon === -1 ? reason : reason.slice(0, colon);
 }
 
-type Inc = { inc(value?: number): void };
 type Observe = { observe(value: number): void };
 
 export class GatewayMetrics {
   readonly registry = new Registry();
 
+  private readonly fallbackCells = new CounterCells(['from_model', 'to_model', 'reason']);
   private readonly fallback = new Counter({
     name: 'mana_llm_fallback_total',
     help: 'Times the router moved on from one target to the next, by reason.',
     labelNames: ['from_model', 'to_model', 'reason'] as const,
     registers: [this.registry],
+    collect: this.fallbackCells.collect,
   });
+  private readonly aliasResolvedCells = new CounterCells(['alias', 'target']);
   private readonly aliasResolved = new Counter({
     name: 'mana_llm_alias_resolved_total',
     help: 'Successful completions by alias and the target that answered.',
     labelNames: ['alias', 'target'] as const,
     registers: [this.registry],
+    collect: this.aliasResolvedCells.collect,
   });
   private readonly providerHealthy = new Gauge({
     name: 'mana_llm_provider_healthy',
@@ -84,17 +95,21 @@ export class GatewayMetrics {
   private configReader: (() => ConfigSnapshot) | undefined;
   /** The chain targets of the last snapshot seen (recomputed when a reload swaps it). */
   private labelled: { snapshot: ConfigSnapshot; targets: ReadonlySet<string> } | undefined;
+  private readonly requestsCells = new CounterCells(['alias', 'target', 'status']);
   private readonly requests = new Counter({
     name: 'mana_llm_requests_total',
     help: 'Chat completion and embeddings requests by alias, answering target and HTTP status.',
     labelNames: ['alias', 'target', 'status'] as const,
     registers: [this.registry],
+    collect: this.requestsCells.collect,
   });
+  private readonly attemptsCells = new CounterCells(['target', 'outcome']);
   private readonly attempts = new Counter({
     name: 'mana_llm_attempts_total',
     help: 'Planned targets by outcome (ok, skipped, failed, rejected, aborted).',
     labelNames: ['target', 'outcome'] as const,
     registers: [this.registry],
+    collect: this.attemptsCells.collect,
   });
   private readonly duration = new Histogram({
     name: 'mana_llm_request_duration_seconds',
@@ -122,17 +137,21 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  private readonly tokensCells = new CounterCells(['alias', 'target', 'kind']);
   private readonly tokens = new Counter({
     name: 'mana_llm_tokens_total',
     help: 'Tokens the upstreams reported, by alias, answering target and kind (prompt, completion).',
     labelNames: ['alias', 'target', 'kind'] as const,
     registers: [this.registry],
+    collect: this.tokensCells.collect,
   });
+  private readonly costCells = new CounterCells(['alias', 'target']);
   private readonly cost = new Counter({
     name: 'mana_llm_cost_usd_total',
     help: 'Cost in USD of the calls with a configured price, by alias and target.',
     labelNames: ['alias', 'target'] as const,
     registers: [this.registry],
+    collect: this.costCells.collect,
   });
   private usageReader: (() => UsageMetricsSource) | undefined;
   private droppedSeen = 0;
@@ -191,8 +210,9 @@ export class GatewayMetrics {
     },
   });
 
-  // Label children cached by a joined key: avoids prom-client's per-call label hashing on the hot path.
-  private readonly children = new Map<string, Inc & Observe>();
+  // Histogram children by label values (see label-cells.ts).
+  private readonly durationChildren = new LabelTree<Observe>((values) => this.duration.labels(...values));
+  private readonly ttfbChildren = new LabelTree<Observe>((values) => this.ttfb.labels(...values));
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics !== false) {
@@ -204,16 +224,6 @@ export class GatewayMetrics {
     }
     this.configReload.inc({ result: 'success' }, 0);
     this.configReload.inc({ result: 'failure' }, 0);
-  }
-
-  private child(tag: string, metric: Counter<string> | Histogram<string>, ...labels: string[]): Inc & Observe {
-    const key = `${tag}\u0000${labels.join('\u0000')}`;
-    let c = this.children.get(key);
-    if (c === undefined) {
-      c = (metric as Counter<string>).labels(...labels) as unknown as Inc & Observe;
-      this.children.set(key, c);
-    }
-    return c;
   }
 
   /** Target label values come from this config only (see OTHER_TARGET_LABEL). */
@@ -239,10 +249,10 @@ export class GatewayMetrics {
   onAttempt(event: AttemptEvent): void {
     const a = event.attempt;
     const target = this.targetLabel(a.target);
-    this.child('attempts', this.attempts, target, a.outcome).inc();
+    this.attemptsCells.cell(target, a.outcome).value += 1;
     if (a.failedOver) {
       const next = event.nextTarget === undefined ? NONE_LABEL : this.targetLabel(event.nextTarget);
-      this.child('fallback', this.fallback, target, next, reasonLabel(a.reason)).inc();
+      this.fallbackCells.cell(target, next, reasonLabel(a.reason)).value += 1;
     }
   }
 
@@ -266,10 +276,10 @@ export class GatewayMetrics {
     this.inFlight.dec();
     const stream = r.stream ? 'true' : 'false';
     const target = this.targetLabel(r.target);
-    this.child('requests', this.requests, r.alias, target, String(r.status)).inc();
-    if (r.status < 400 && r.target !== NONE_LABEL) this.child('resolved', this.aliasResolved, r.alias, target).inc();
-    this.child('duration', this.duration, r.alias, stream).observe(r.durationSeconds);
-    if (r.ttfbSeconds !== undefined) this.child('ttfb', this.ttfb, r.alias, stream).observe(r.ttfbSeconds);
+    this.requestsCells.cell(r.alias, target, statusLabel(r.status)).value += 1;
+    if (r.status < 400 && r.target !== NONE_LABEL) this.aliasResolvedCells.cell(r.alias, target).value += 1;
+    this.durationChildren.get(r.alias, stream).observe(r.durationSeconds);
+    if (r.ttfbSeconds !== undefined) this.ttfbChildren.get(r.alias, stream).observe(r.ttfbSeconds);
   }
 
   /** Usage metrics are reported only when recording is on. */
@@ -288,9 +298,9 @@ export class GatewayMetrics {
   usageRecorded(alias: string, record: RequestRecord): void {
     for (const a of record.attempts) {
       const target = this.targetLabel(a.target);
-      if (a.promptTokens !== null) this.child('tokens', this.tokens, alias, target, 'prompt').inc(a.promptTokens);
-      if (a.completionTokens !== null) this.child('tokens', this.tokens, alias, target, 'completion').inc(a.completionTokens);
-      if (a.costUsd !== null) this.child('cost', this.cost, alias, target).inc(a.costUsd);
+      if (a.promptTokens !== null) this.tokensCells.cell(alias, target, 'prompt').value += a.promptTokens;
+      if (a.completionTokens !== null) this.tokensCells.cell(alias, target, 'completion').value += a.completionTokens;
+      if (a.costUsd !== null) this.costCells.cell(alias, target).value += a.costUsd;
     }
   }
 
