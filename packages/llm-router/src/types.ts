@@ -178,12 +178,29 @@ export interface CancelSignal {
  */
 export type Operation = AliasKind;
 
+/**
+ * The JSON text a request body was parsed from, with the span of its one
+ * top-level `model` string value (quotes included, `modelEnd` exclusive).
+ * Adapters that pass the caller's body through (OpenAI-compatible) send this
+ * text with only that value replaced, instead of serialising the body again
+ * (~30 µs for a 10 kB prompt, and the client's own bytes reach the upstream).
+ * The caller vouches that `JSON.parse(text)` is the request's `body` and that
+ * no other top-level member is named `model`.
+ */
+export interface BodyText {
+  readonly text: string;
+  readonly modelStart: number;
+  readonly modelEnd: number;
+}
+
 export interface RouterRequest {
   /** Alias, direct `provider/model`, or undefined for DEFAULT_ALIAS. */
   readonly model: string | undefined;
   /** Default `chat`. */
   readonly operation?: Operation;
   readonly body: ChatRequestBody | EmbeddingRequestBody;
+  /** `body` as the client wrote it, when the caller has it (see `BodyText`). */
+  readonly bodyText?: BodyText | undefined;
   readonly stream: boolean;
   readonly priority?: Priority;
   /** Aborting cancels the upstream request at once. Any `CancelSignal`; a standard `AbortSignal` is one. */

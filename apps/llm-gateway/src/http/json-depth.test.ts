@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exceedsJsonDepth } from './json-depth.js';
+import { exceedsJsonDepth, scanJsonText } from './json-depth.js';
 import { MAX_JSON_DEPTH } from './validate-chat.js';
 
 const nested = (depth: number, open = '[', close = ']'): string => open.repeat(depth) + close.repeat(depth);
@@ -38,5 +38,34 @@ describe('exceedsJsonDepth', () => {
     started = performance.now();
     expect(exceedsJsonDepth(flat, MAX_JSON_DEPTH)).toBe(false);
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('scanJsonText: the top-level model value', () => {
+  const span = (text: string): string | undefined => {
+    const scan = scanJsonText(text, MAX_JSON_DEPTH);
+    return scan.model === undefined ? undefined : text.slice(scan.model.start, scan.model.end);
+  };
+
+  it('finds the one top-level model string, quotes included, wherever it stands', () => {
+    expect(span('{"model":"mana/fast-text","messages":[]}')).toBe('"mana/fast-text"');
+    expect(span('{ "messages": [{"role": "user", "content": "{\\"model\\": \\"x\\"}", "model": "inner"}],\n  "model" : "a\\"b" }')).toBe('"a\\"b"');
+    expect(span(JSON.stringify({ temperature: 1, metadata: { model: 'nested' }, model: 'groq/llama' }))).toBe('"groq/llama"');
+  });
+
+  it('gives no span when relying on one could disagree with JSON.parse', () => {
+    expect(span('{"messages":[]}')).toBeUndefined(); // no model
+    expect(span('{"model":null,"messages":[]}')).toBeUndefined(); // not a string
+    expect(span('{"model":"a","messages":[],"model":"b"}')).toBeUndefined(); // twice: JSON.parse keeps "b"
+    expect(span('{"model":"a","mod\\u0065l":"b"}')).toBeUndefined(); // an escaped key that spells model
+    expect(span('{"model":"a","\\u006d\\u006f\\u0064\\u0065\\u006c":"b"}')).toBeUndefined();
+    expect(span('{"model":"a","x\\ty":1}')).toBeUndefined(); // any short escaped key, to be safe
+    // Keys that cannot spell model change nothing: other names, escapes in keys too long to be it.
+    expect(span(`{"model":"a","models":"b","${'x'.repeat(40)}\\t":1}`)).toBe('"a"');
+  });
+
+  it('still refuses what is too deep', () => {
+    expect(scanJsonText(`{"model":"a","x":${nested(MAX_JSON_DEPTH)}}`, MAX_JSON_DEPTH).tooDeep).toBe(true);
+    expect(scanJsonText(`{"model":"a","x":${nested(MAX_JSON_DEPTH - 1)}}`, MAX_JSON_DEPTH)).toMatchObject({ tooDeep: false, model: { start: 9 } });
   });
 });

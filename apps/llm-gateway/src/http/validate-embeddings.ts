@@ -13,6 +13,8 @@ export type EmbeddingValidationError = ValidationError<'invalid_request' | 'inva
 export type EmbeddingValidation = Validation<EmbeddingRequestBody, EmbeddingValidationError['code']>;
 
 const ENCODINGS = new Set(['float', 'base64']);
+/** Optional fields where `null` means "not given": dropped before routing (the router and upstreams expect them absent). */
+const OPTIONAL_FIELDS = ['encoding_format', 'dimensions', 'user'] as const;
 
 function fail(code: EmbeddingValidationError['code'], message: string, param?: string): EmbeddingValidation {
   return { ok: false, error: { code, message, param } };
@@ -70,7 +72,12 @@ export function validateEmbeddingRequest(body: unknown): EmbeddingValidation {
   if (body.stream === true) return fail('invalid_request', `Embeddings do not stream: leave out 'stream'.`, 'stream');
   // Nesting depth was checked on the raw text before parsing (json-depth.ts).
   // `null` optional fields mean "not given"; the router and upstreams expect them absent.
-  const clean: Record<string, unknown> = { ...body };
-  for (const key of ['encoding_format', 'dimensions', 'user']) if (clean[key] === null) delete clean[key];
+  // The body itself when nothing is dropped: then its text can be passed through as written.
+  let clean: Record<string, unknown> = body;
+  for (const key of OPTIONAL_FIELDS) {
+    if (clean[key] !== null) continue;
+    if (clean === body) clean = { ...body };
+    delete clean[key];
+  }
   return { ok: true, body: clean as EmbeddingRequestBody, model: model as string | undefined, stream: false };
 }

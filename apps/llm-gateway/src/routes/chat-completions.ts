@@ -17,7 +17,7 @@ import { discardBodyThenClose } from '../http/linger.js';
 import { fromRouterError, gatewayError, type GatewayError } from '../http/errors.js';
 import { sendError, sendJson, sendText, type Headers } from '../http/respond.js';
 import { upstreamErrorBody } from '../http/upstream-error-body.js';
-import { exceedsJsonDepth } from '../http/json-depth.js';
+import { scanJsonText } from '../http/json-depth.js';
 import { MAX_JSON_DEPTH, validateChatRequest, type ChatValidationError, type Validation } from '../http/validate-chat.js';
 import { validateEmbeddingRequest, type EmbeddingValidationError } from '../http/validate-embeddings.js';
 import { Exchange, finishExchange } from './exchange.js';
@@ -155,7 +155,8 @@ async function serve(endpoint: RoutedEndpoint, ctx: GatewayContext, req: Incomin
   }
   const text = raw.toString('utf8');
   // Before parsing: V8 takes seconds over a body of deeply nested brackets (see json-depth.ts).
-  if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
+  const scan = scanJsonText(text, MAX_JSON_DEPTH);
+  if (scan.tooDeep) {
     return fail(ctx, res, ex, gatewayError('invalid_request', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`));
   }
   let parsed: unknown;
@@ -181,6 +182,8 @@ async function serve(endpoint: RoutedEndpoint, ctx: GatewayContext, req: Incomin
       model: valid.model,
       operation: endpoint.operation,
       body: valid.body,
+      // The client's text goes upstream with only `model` replaced, when the validated body is exactly its parse.
+      bodyText: scan.model !== undefined && valid.body === parsed ? { text, modelStart: scan.model.start, modelEnd: scan.model.end } : undefined,
       stream: valid.stream,
       priority,
       signal: abort,

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { ChatRequestBody, EmbeddingRequestBody, ProviderConfig, TargetConfig, Usage } from '../types.js';
+import type { BodyText, ChatRequestBody, EmbeddingRequestBody, ProviderConfig, TargetConfig, Usage } from '../types.js';
 
 /**
  * The contract between the attempt loop and a provider protocol. An adapter
@@ -13,6 +13,8 @@ export interface AdapterCall<Body = ChatRequestBody> {
   readonly provider: ProviderConfig;
   readonly target: TargetConfig;
   readonly body: Body;
+  /** `body` as the client wrote it, when known: see `BodyText`. */
+  readonly bodyText?: BodyText | undefined;
   /**
    * Aborts the upstream request: fires when the caller aborts or when the
    * attempt's first-byte timeout runs out (the reason is then an error with

@@ -22,7 +22,10 @@ export interface Dialect {
   readonly listingName: string;
   /** The first request parameter this protocol cannot honour (the target is then skipped), or undefined. */
   unsupportedParameter(body: ChatRequestBody): string | undefined;
-  /** The upstream request body; may throw `UnsupportedRequestError` before any network call. */
+  /**
+   * The upstream request body: a value to serialise, or its JSON text already made
+   * (a string, see `pass-through.ts`); may throw `UnsupportedRequestError` before any network call.
+   */
   toRequestBody(call: AdapterCall, stream: boolean): unknown;
   /** A parsed non-stream answer → OpenAI `chat.completion`; throws `InvalidResponseError`. */
   parseCompletion(json: unknown): Record<string, unknown>;
@@ -32,7 +35,7 @@ export interface Dialect {
    * the dialect requested on its own is recorded but kept out of the relayed chunks.
    */
   newStreamDecoder(maxEventBytes: number, clientAskedUsage: boolean): StreamDecoder;
-  /** The upstream embeddings body; may throw `UnsupportedRequestError` before any network call. */
+  /** The upstream embeddings body (as for `toRequestBody`); may throw `UnsupportedRequestError` before any network call. */
   toEmbeddingBody(call: AdapterCall<EmbeddingRequestBody>): unknown;
   /** A parsed embeddings answer → an OpenAI embedding `list`; throws `InvalidResponseError` on the wrong shape. */
   parseEmbeddings(json: unknown, call: AdapterCall<EmbeddingRequestBody>): Record<string, unknown>;
@@ -143,7 +146,7 @@ function postOptions(p: Prepared, call: AdapterCall<unknown>, path: string, body
     method: 'POST' as const,
     path,
     headers: p.postHeaders,
-    body: JSON.stringify(body),
+    body: typeof body === 'string' ? body : JSON.stringify(body),
     headersTimeout: 0, // timed precisely by the attempt's first-byte timer instead
     bodyTimeout: bodyTimeout(call.target),
   };

@@ -3,6 +3,7 @@ import { openAIEmbeddingList } from './embeddings.js';
 import type { Dialect } from './http-adapter.js';
 import { isObject } from './http.js';
 import { OpenAIStreamDecoder } from './openai-stream.js';
+import { passThrough } from './pass-through.js';
 import { clientAskedUsage, withUsage } from './stream-usage.js';
 
 /**
@@ -22,9 +23,10 @@ export const openAICompatibleDialect: Dialect = {
   toRequestBody(call, stream) {
     // Pass the caller's body through; only `model` (and `stream`, if it disagrees) change,
     // and a stream always asks for usage (the decoder hides it again from a client that did not).
-    if (!stream) return call.body.stream === stream ? { ...call.body, model: call.target.model } : { ...call.body, model: call.target.model, stream };
-    if (clientAskedUsage(call.body)) return { ...call.body, model: call.target.model, stream };
-    return { ...call.body, model: call.target.model, stream, stream_options: withUsage(call.body.stream_options) };
+    const streamAgrees = call.body.stream === stream;
+    if (!stream || clientAskedUsage(call.body)) return passThrough(call, streamAgrees ? {} : { stream });
+    const stream_options = withUsage(call.body.stream_options);
+    return passThrough(call, streamAgrees ? { stream_options } : { stream, stream_options });
   },
 
   parseCompletion(body) {
@@ -38,7 +40,7 @@ export const openAICompatibleDialect: Dialect = {
 
   toEmbeddingBody(call) {
     // `input`, `encoding_format`, `dimensions`, `user` pass through: the upstream speaks this shape.
-    return { ...call.body, model: call.target.model };
+    return passThrough(call, {});
   },
 
   parseEmbeddings(body) {

@@ -41,7 +41,14 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
   const id = c.target.id;
   c.deps.inFlight.inc(id);
   lease.hold(() => c.deps.inFlight.dec(id));
-  const call: AdapterCall<RouterRequest['body']> = { provider: c.provider, target: c.target, body: c.request.body, signal: timer, firstByte: timer };
+  const call: AdapterCall<RouterRequest['body']> = {
+    provider: c.provider,
+    target: c.target,
+    body: c.request.body,
+    bodyText: c.request.bodyText,
+    signal: timer,
+    firstByte: timer,
+  };
   try {
     if (!c.request.stream) return await complete(c, call, started);
     return await stream(c, call as AdapterCall, timer, lease, started);
