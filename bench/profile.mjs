@@ -26,12 +26,11 @@
 // the most self time, and our own functions with the most inclusive time.
 // --keep leaves the .cpuprofile under bench/results/raw/ (git-ignored) for a
 // flame graph (Chrome DevTools › Performance › Load profile, or speedscope).
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createClient } from './lib/http-client.mjs';
+import { runLoad } from './lib/run-load.mjs';
 import { UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
 import { repoRoot, startFloorProxy, startManaGateway, startUpstream } from './lib/procs.mjs';
 
@@ -55,19 +54,6 @@ function cpuMs(pid) {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }; // fields 14 and 15 of stat(5)
 }
 
-function runLoad(job) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('./lib/load.mjs', import.meta.url)), JSON.stringify(job)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (part) => {
-      out += part;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`load exited with ${code}`))));
-  });
-}
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'mana-profile-'));
 const upstream = await startUpstream();

@@ -12,12 +12,13 @@
 // Sections: latency (sequential, interleaved rounds; chat and embeddings), throughput (separate
 // load process), failover cost, memory with 1,000 open streams. `shared` adds our gateway with
 // MANA_LLM_DATABASE_URL (a throwaway PostgreSQL) to the latency rounds: what shared mode costs a request.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from './lib/http-client.mjs';
+import { runLoad } from './lib/run-load.mjs';
 import { addedLatency, interleavedRounds } from './lib/latency.mjs';
 import { failoverCost } from './lib/failover.mjs';
 import { FIRST_BYTE_TIMEOUT_MS, UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
@@ -54,22 +55,6 @@ function build() {
   }
 }
 
-function runLoad(job) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('./lib/load.mjs', import.meta.url)), JSON.stringify(job)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (part) => {
-      out += part;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`load generator exited with ${code}`));
-      else resolve(JSON.parse(out.trim().split('\n').pop()));
-    });
-  });
-}
 
 function machine() {
   const cpus = os.cpus();
