@@ -33,10 +33,6 @@ export function valueOf(bin: number): number {
   return Math.round(SMALLEST_MS * 2 ** ((bin - 0.5) / BINS_PER_DOUBLING) * 1_000) / 1_000;
 }
 
-export function addValue(h: Histogram, ms: number): void {
-  h[binOf(ms)]! += 1;
-}
-
 export function addHistogram(into: Histogram, from: Histogram): void {
   for (let bin = 0; bin <= LAST_BIN; bin++) into[bin]! += from[bin]!;
 }

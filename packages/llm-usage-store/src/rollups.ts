@@ -13,7 +13,7 @@
  * adds its part and writes them back, so no addition is lost.
  */
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
-import { addHistogram, addValue, decodeHistogram, emptyHistogram, encodeHistogram, type Histogram } from './histogram.js';
+import { addHistogram, binOf, decodeHistogram, emptyHistogram, encodeHistogram, type Histogram } from './histogram.js';
 import type { UsageAttemptsTable, UsageDatabase, UsageRequestsTable, UsageRollupsTable } from './schema.js';
 import type { SummaryGroup } from './types.js';
 
@@ -24,7 +24,6 @@ export const DAY_MS = 86_400_000;
 export const ROLLUP_SPANS = [DAY_MS, HOUR_MS, MINUTE_MS] as const;
 /** The key of rows without an alias (rejected before routing, or a direct model): aliases are never empty. */
 export const NO_KEY = '';
-const SUMMARY_DIMS: readonly SummaryGroup[] = ['alias', 'target', 'provider'];
 
 /** The measures of one group over some rows, before and after storage. */
 export interface Tally {
@@ -63,28 +62,35 @@ type AttemptMeasures = Pick<
   'ts' | 'target' | 'provider' | 'final' | 'outcome' | 'rescue' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd' | 'duration_ms' | 'ttfb_ms'
 >;
 
+/** A row's duration and time-to-first-byte bins (-1: none), computed once for all the tallies it adds to. */
+type Bins = readonly [number, number];
+
+function binsOf(row: RequestMeasures | AttemptMeasures): Bins {
+  return [row.duration_ms === null ? -1 : binOf(Number(row.duration_ms)), row.ttfb_ms === null ? -1 : binOf(Number(row.ttfb_ms))];
+}
+
 /** Adds one request row to its alias's tally. */
-export function countRequest(t: Tally, r: RequestMeasures): void {
+export function countRequest(t: Tally, r: RequestMeasures, bins: Bins = binsOf(r)): void {
   t.requests += 1;
   t.errors += (r.status >= 400 ? 1 : 0) + Number(r.failovers);
   t.rescued += Number(r.rescued);
-  count(t, r);
+  count(t, r, bins);
 }
 
 /** Adds one attempt row to its target's (or provider's) tally. */
-export function countAttempt(t: Tally, a: AttemptMeasures): void {
+export function countAttempt(t: Tally, a: AttemptMeasures, bins: Bins = binsOf(a)): void {
   t.requests += Number(a.final);
   t.errors += a.outcome === 'ok' ? 0 : 1;
   t.rescued += Number(a.rescue);
-  count(t, a);
+  count(t, a, bins);
 }
 
-function count(t: Tally, row: RequestMeasures | AttemptMeasures): void {
+function count(t: Tally, row: RequestMeasures | AttemptMeasures, [duration, ttfb]: Bins): void {
   t.promptTokens += Number(row.prompt_tokens ?? 0);
   t.completionTokens += Number(row.completion_tokens ?? 0);
   if (row.cost_usd !== null) t.costUsd = (t.costUsd ?? 0) + Number(row.cost_usd);
-  if (row.duration_ms !== null) addValue(t.durations, Number(row.duration_ms));
-  if (row.ttfb_ms !== null) addValue(t.ttfbs, Number(row.ttfb_ms));
+  if (duration >= 0) t.durations[duration]! += 1;
+  if (ttfb >= 0) t.ttfbs[ttfb]! += 1;
 }
 
 interface RollupKey {
@@ -123,10 +129,14 @@ export function rollupsOf(requests: readonly RequestMeasures[], attempts: readon
     }
     return c.tallies;
   };
-  for (const r of requests) for (const t of tallies('alias', Number(r.ts), r.alias ?? NO_KEY)) countRequest(t, r);
+  for (const r of requests) {
+    const bins = binsOf(r);
+    for (const t of tallies('alias', Number(r.ts), r.alias ?? NO_KEY)) countRequest(t, r, bins);
+  }
   for (const a of attempts) {
-    for (const t of tallies('target', Number(a.ts), a.target)) countAttempt(t, a);
-    for (const t of tallies('provider', Number(a.ts), a.provider)) countAttempt(t, a);
+    const bins = binsOf(a);
+    for (const t of tallies('target', Number(a.ts), a.target)) countAttempt(t, a, bins);
+    for (const t of tallies('provider', Number(a.ts), a.provider)) countAttempt(t, a, bins);
   }
   return out;
 }
@@ -143,30 +153,38 @@ export async function addToRollups(
   if (rollups.size === 0) return;
   // One order for every writer, so two transactions never wait on each other's rows crosswise.
   const entries = [...rollups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
-  for (let i = 0; i < entries.length; i += ROLLUP_ROWS_PER_STATEMENT) {
-    await tx
-      .insertInto('usage_rollups')
-      .values(entries.slice(i, i + ROLLUP_ROWS_PER_STATEMENT).map((e) => rowOf(e, emptyTally())))
-      .onConflict((oc) => oc.columns(['dim', 'span_ms', 'bucket', 'key']).doNothing())
-      .execute();
-  }
-  const stored = new Map<string, Selectable<UsageRollupsTable>>();
-  // One range read per dimension and span, along the primary key (dim, span_ms, bucket, key).
-  for (const dim of SUMMARY_DIMS) {
-    for (const span of ROLLUP_SPANS) {
-      const buckets = entries.filter((e) => e.dim === dim && e.span === span).map((e) => e.bucket);
-      if (buckets.length === 0) continue;
-      let q = tx
-        .selectFrom('usage_rollups')
-        .selectAll()
-        .where('dim', '=', dim)
-        .where('span_ms', '=', span)
-        .where('bucket', '>=', Math.min(...buckets))
-        .where('bucket', '<=', Math.max(...buckets));
-      if (lockRows) q = q.forUpdate();
-      for (const row of await q.execute()) stored.set(rollupId(row.dim, row.span_ms, Number(row.bucket), row.key), row);
+  if (lockRows) {
+    // Rows must exist to be locked: another replica may be about to create the same ones.
+    // (Unlocked callers hold the database's only write lock already: SQLite, or a migration.)
+    for (let i = 0; i < entries.length; i += ROLLUP_ROWS_PER_STATEMENT) {
+      await tx
+        .insertInto('usage_rollups')
+        .values(entries.slice(i, i + ROLLUP_ROWS_PER_STATEMENT).map((e) => rowOf(e, emptyTally())))
+        .onConflict((oc) => oc.columns(['dim', 'span_ms', 'bucket', 'key']).doNothing())
+        .execute();
     }
   }
+  // One read: per dimension and span, the range of buckets along the primary key (dim, span_ms, bucket, key).
+  const ranges = new Map<string, { dim: string; span: number; from: number; to: number }>();
+  for (const e of entries) {
+    const id = `${e.dim}\u0000${e.span}`;
+    const r = ranges.get(id);
+    if (r === undefined) {
+      ranges.set(id, { dim: e.dim, span: e.span, from: e.bucket, to: e.bucket });
+    } else {
+      r.from = Math.min(r.from, e.bucket);
+      r.to = Math.max(r.to, e.bucket);
+    }
+  }
+  let q = tx
+    .selectFrom('usage_rollups')
+    .selectAll()
+    .where((eb) =>
+      eb.or([...ranges.values()].map((r) => eb.and([eb('dim', '=', r.dim), eb('span_ms', '=', r.span), eb('bucket', '>=', r.from), eb('bucket', '<=', r.to)]))),
+    );
+  if (lockRows) q = q.forUpdate();
+  const stored = new Map<string, Selectable<UsageRollupsTable>>();
+  for (const row of await q.execute()) stored.set(rollupId(row.dim, row.span_ms, Number(row.bucket), row.key), row);
   const merged = entries.map((e) => {
     const tally = emptyTally();
     const row = stored.get(rollupId(e.dim, e.span, e.bucket, e.key));
