@@ -58,6 +58,7 @@ export default defineConfig(
       'apps/llm-gateway/src/**/*.test.ts',
       'apps/llm-gateway/test/**',
       'apps/llm-gateway/docs/**',
+      'apps/dashboard/e2e/**',
       'bench/**',
     ],
     rules: { '@mana/llm/no-raw-model-string': 'off' },

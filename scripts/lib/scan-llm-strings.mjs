@@ -31,6 +31,7 @@ export const ALLOW_LIST = [
   /^apps\/llm-gateway\/(?:.*\/)?[^/]+\.ya?ml$/,
   /^apps\/llm-gateway\/(?:.*\/)?(?:test|tests|__tests__|fixtures|__fixtures__|docs)\//,
   /^apps\/llm-gateway\/.*\.(?:test|spec)\.[cm]?[jt]sx?$/,
+  /^apps\/dashboard\/e2e\//,
   /^packages\/llm-router\//,
   /^packages\/llm-testkit\//,
   /^packages\/llm-aliases\/.*\.test\.[cm]?[jt]sx?$/,

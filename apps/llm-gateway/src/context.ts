@@ -10,12 +10,13 @@ import type { CorsPolicy } from './http/cors.js';
 import type { ResponseState } from './http/respond.js';
 import type { Logger } from './logging.js';
 import type { GatewayMetrics } from './metrics/metrics.js';
+import type { DashboardFiles } from './ui/dashboard-files.js';
 import type { UsageRecorder } from './usage/usage-recorder.js';
 
 /** The router methods the gateway uses (a test can pass a stand-in). */
 export type GatewayRouter = Pick<
   Router,
-  'config' | 'execute' | 'reload' | 'applyConfig' | 'startProbes' | 'close' | 'health' | 'aliases' | 'models' | 'on' | 'observeHealthTransitions' | 'applyHealthTransition'
+  'config' | 'execute' | 'reload' | 'applyConfig' | 'startProbes' | 'probeNow' | 'close' | 'health' | 'aliases' | 'models' | 'on' | 'observeHealthTransitions' | 'applyHealthTransition'
 >;
 
 export interface GatewayState extends ResponseState {
@@ -40,6 +41,8 @@ export interface GatewayContext {
   readonly usage: UsageRecorder | undefined;
   /** Health, cooldowns and config shared with other replicas; undefined without MANA_LLM_DATABASE_URL. */
   readonly shared?: SharedState | undefined;
+  /** The dashboard's built files served under /ui/ (or why they are not there). */
+  readonly dashboard: DashboardFiles;
   /** Reloads the config file, counting and logging the result. */
   reload(trigger: 'signal' | 'admin'): Promise<ReloadResult>;
 }

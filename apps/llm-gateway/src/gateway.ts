@@ -17,6 +17,7 @@ import { createReloader, type ReloadTrigger } from './reload.js';
 import { SharedConfigSync } from './replicas/shared-config-sync.js';
 import { createSharedState } from './replicas/shared-health.js';
 import { createSerialQueue } from './serial-queue.js';
+import { loadDashboardFiles } from './ui/dashboard-files.js';
 import { createGatewayServer } from './server.js';
 import { drainAndClose, type ShutdownResult } from './shutdown.js';
 import { configHistoryFeed, RELOAD_SOURCES } from './usage/config-history.js';
@@ -145,6 +146,8 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     onApplied: (text, source) => history.applied(text, source),
     shared: configSync,
   });
+  const dashboard = await loadDashboardFiles();
+  if (dashboard.kind === 'missing') logger.warn({ reason: dashboard.reason }, 'dashboard not served at /ui/');
   const context: GatewayContext = {
     router,
     metrics,
@@ -158,6 +161,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     reload,
     usage,
     shared,
+    dashboard,
   };
   const server = createGatewayServer(context, options.requestTimeoutMs);
   let address: AddressInfo;
@@ -200,6 +204,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
       usage: usage === undefined ? 'off' : usage.store.description,
       replica: replicaName,
       shared: shared === undefined ? 'off' : shared.status.state,
+      dashboard: dashboard.kind === 'ready' ? `${url}/ui/` : 'not built',
     },
     'listening',
   );

@@ -11,7 +11,8 @@ import { LITELLM_MODEL_ROUTES } from './litellm-models.js';
 import { handleAliases } from './aliases.js';
 import { handleUsageErrors, handleUsageRequests, handleUsageSummary } from './admin-usage.js';
 import { CHAT_COMPLETIONS, EMBEDDINGS, handleRouted, refuseRouted, type RoutedEndpoint } from './chat-completions.js';
-import { handleHealth } from './health.js';
+import { DASHBOARD_ROUTES } from './dashboard.js';
+import { handleHealth, handleProbeNow } from './health.js';
 import { handleMetrics } from './metrics.js';
 import { handleModel, handleModels } from './models.js';
 import { handleHealthz, handleReadyz } from './probes.js';
@@ -51,8 +52,10 @@ export const GATEWAY_ROUTES: readonly Route[] = [
     auth: 'api_key',
     handler: (ctx, _req, res, requestId, params) => handleModel(ctx, res, requestId, params.id!),
   },
-  { method: 'GET', path: '/v1/aliases', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleAliases(ctx, res, requestId) },
-  { method: 'GET', path: '/v1/health', auth: 'api_key', handler: (ctx, _req, res, requestId) => handleHealth(ctx, res, requestId) },
+  { method: 'GET', path: '/v1/aliases', auth: 'api_key_or_admin', handler: (ctx, _req, res, requestId) => handleAliases(ctx, res, requestId) },
+  { method: 'GET', path: '/v1/health', auth: 'api_key_or_admin', handler: (ctx, _req, res, requestId) => handleHealth(ctx, res, requestId) },
+  { method: 'POST', path: '/admin/health/probe', auth: 'admin', handler: (ctx, _req, res, requestId) => handleProbeNow(ctx, res, requestId) },
+  ...DASHBOARD_ROUTES,
   ...ADMIN_RESOURCE_ROUTES,
   ...CONFIG_HISTORY_ROUTES,
   ...LITELLM_MODEL_ROUTES,

@@ -6,6 +6,15 @@ import type { ServerResponse } from 'node:http';
 import type { GatewayContext } from '../context.js';
 import { sendJson } from '../http/respond.js';
 
+/**
+ * POST /admin/health/probe: one probe round over every configured provider now
+ * (each bounded by its probe timeout), then the same answer as GET /v1/health.
+ */
+export async function handleProbeNow(ctx: GatewayContext, res: ServerResponse, requestId: string): Promise<void> {
+  await ctx.router.probeNow();
+  handleHealth(ctx, res, requestId);
+}
+
 export function handleHealth(ctx: GatewayContext, res: ServerResponse, requestId: string): void {
   const providers = ctx.router.health().map((p) => ({
     provider: p.provider,

@@ -1,0 +1,155 @@
+/** The shapes of the gateway answers the dashboard reads (see the gateway README's Endpoints table). */
+
+export interface ProviderHealth {
+  provider: string;
+  type: string;
+  configured: boolean;
+  unconfigured_reason: string | null;
+  healthy: boolean | null;
+  last_check: string | null;
+  consecutive_failures: number;
+  unhealthy_until: string | null;
+  last_error: string | null;
+}
+
+export interface HealthAnswer {
+  status: 'ok' | 'degraded' | 'down';
+  checked_at: string;
+  config: { source: string; loaded_at: string };
+  providers: ProviderHealth[];
+  usage: { status: 'ok' | 'failing' | 'off'; store?: string; queued?: number; written?: number; dropped?: number; last_error?: string | null };
+}
+
+export type TargetState = 'healthy' | 'unhealthy' | 'cooling_down' | 'unconfigured' | 'model_missing';
+
+export interface LiveTarget {
+  target: string;
+  provider: string;
+  model: string;
+  weight: number;
+  state: TargetState;
+  until: string | null;
+  reason: string | null;
+}
+
+export interface LiveAlias {
+  alias: string;
+  description: string;
+  kind: 'chat' | 'embedding';
+  strategy: string | null;
+  chain: LiveTarget[];
+}
+
+export interface AdminChainEntry {
+  id: string;
+  target: string;
+  weight?: number;
+  settings?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface AdminAlias {
+  name: string;
+  description: string;
+  strategy: string | null;
+  settings?: Record<string, unknown>;
+  chain: AdminChainEntry[];
+  required: boolean;
+  [key: string]: unknown;
+}
+
+export interface AdminProvider {
+  name: string;
+  built_in: boolean;
+  type: string | null;
+  base_url: string | null;
+  api_key_set: boolean;
+  api_key_env: string | null;
+  api_key_required: boolean | null;
+  check_models: boolean;
+  used_by: string[];
+}
+
+export interface Percentiles {
+  p50: number | null;
+  p95: number | null;
+}
+
+export interface SummaryRow {
+  alias?: string;
+  target?: string;
+  provider?: string;
+  requests: number;
+  errors: number;
+  rescued: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number | null;
+  duration_ms: Percentiles;
+  ttfb_ms: Percentiles;
+}
+
+export interface Summary {
+  since: string;
+  until: string | null;
+  data: SummaryRow[];
+}
+
+export interface StoredAttempt {
+  position: number;
+  target: string;
+  provider: string;
+  model: string;
+  outcome: string;
+  reason: string | null;
+  upstream_status: number | null;
+  duration_ms: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  cost_usd: number | null;
+  failed_over: boolean;
+}
+
+export interface StoredRequest {
+  id: string;
+  request_id: string;
+  time: string;
+  alias: string | null;
+  model: string;
+  target: string | null;
+  status: number;
+  code: string | null;
+  stream: boolean;
+  attempts_count: number;
+  failovers: number;
+  rescued: boolean;
+  duration_ms: number;
+  ttfb_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  cost_usd: number | null;
+  attempts: StoredAttempt[];
+}
+
+export interface RequestPage {
+  data: StoredRequest[];
+  next_cursor: string | null;
+}
+
+export interface HistoryEntry {
+  version: string;
+  source: string;
+  applied_at: string;
+}
+
+export interface HistoryPage {
+  current_version: string;
+  data: HistoryEntry[];
+  next_cursor: string | null;
+}
+
+export interface HistoryVersion extends HistoryEntry {
+  text: string;
+  previous_version: string | null;
+  diff: string | null;
+}
