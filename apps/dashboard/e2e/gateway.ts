@@ -38,3 +38,12 @@ export async function chat(url: string, model: string): Promise<number> {
   await res.text();
   return res.status;
 }
+
+/** Resolves once `check` returns true (polled every 100 ms); rejects after `timeoutMs` naming `what`. */
+export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -3,7 +3,7 @@
  * only), navigation between the pages (hash routes, so the gateway serves one
  * index.html), and the health poll that the header and Overview share.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, call, get } from './api.js';
 import { Badge } from './components/status.js';
 import { AliasesPage } from './pages/aliases.js';
@@ -80,9 +80,12 @@ function Dashboard({ onSignOut }: { onSignOut: () => void }) {
   const health = usePoll((signal) => get<HealthAnswer>('/v1/health', signal), LIVE_REFRESH_MS, []);
   const page = PAGES.find((p) => p.hash !== '#/' && (hash === p.hash || hash.startsWith(`${p.hash}/`))) ?? PAGES[0];
 
+  const firstPage = useRef(true);
   useEffect(() => {
-    // After a page change, move focus to the content so keyboard and screen reader users start there.
-    document.getElementById('main')?.focus({ preventScroll: true });
+    // After a page change (not on load, where the skip link comes first), move focus to the
+    // content so keyboard and screen reader users start there.
+    if (firstPage.current) firstPage.current = false;
+    else document.getElementById('main')?.focus({ preventScroll: true });
   }, [page.hash]);
   useEffect(() => {
     if (health.error?.status === 401 || health.error?.code === 'invalid_admin_key') onSignOut();

@@ -45,7 +45,9 @@ export function TimeChart({ title, times, series }: { title: string; times: read
     <figure class="chart">
       <figcaption>{title}</figcaption>
       <div ref={holder} aria-hidden="true" />
-      <table class="visually-hidden">
+      {/* A table ignores the 1px width of .visually-hidden: the wrapper clips it. */}
+      <div class="visually-hidden">
+      <table>
         <caption>{title}</caption>
         <thead>
           <tr>
@@ -68,6 +70,7 @@ export function TimeChart({ title, times, series }: { title: string; times: read
           ))}
         </tbody>
       </table>
+      </div>
     </figure>
   );
 }

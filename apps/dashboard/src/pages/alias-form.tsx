@@ -191,7 +191,7 @@ export function AliasForm({ alias, version, providers, onSaved, onCancel, onRelo
               <span class="target-name">{t.target}</span>
               {weighted && (
                 <label class="inline-field">
-                  Weight of {t.target}
+                  Weight<span class="visually-hidden"> of {t.target}</span>
                   <input
                     type="number"
                     min="0"
