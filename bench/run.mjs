@@ -2,7 +2,7 @@
 // @portkey-ai/gateway 1.15.2, all against the same fast loopback fake upstream,
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
-//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,usage,shared,latency,throughput,failover,memory]
+//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,usage,shared,dashboard,floor,latency,throughput,failover,memory]
 //                      [--out=DIR] [--log-level=info] [--no-auth]
 //
 // --log-level and --no-auth change how our gateway runs (default: request logs
@@ -11,7 +11,8 @@
 //
 // Sections: latency (sequential, interleaved rounds; chat and embeddings), throughput (separate
 // load process), failover cost, memory with 1,000 open streams. `shared` adds our gateway with
-// MANA_LLM_DATABASE_URL (a throwaway PostgreSQL) to the latency rounds: what shared mode costs a request.
+// MANA_LLM_DATABASE_URL (a throwaway PostgreSQL) to the latency rounds: what shared mode costs a request;
+// `dashboard` adds it with the operator dashboard open and polling in a headless Chromium.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from './lib/http-client.mjs';
 import { runLoad } from './lib/run-load.mjs';
 import { addedLatency, interleavedRounds } from './lib/latency.mjs';
+import { dashboardUnavailable, openDashboard } from './lib/dashboard.mjs';
 import { failoverCost } from './lib/failover.mjs';
 import { FIRST_BYTE_TIMEOUT_MS, UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
 import { memoryUnderStreams } from './lib/memory.mjs';
@@ -38,6 +40,7 @@ const SIZES = quick
   ? { warmup: 100, rounds: 6, perRound: 20, loadS: 3, rate: 300, steady: 30, streams: 200 }
   : { warmup: 500, rounds: 30, perRound: 40, loadS: 8, rate: 500, steady: 100, streams: 1_000 };
 const CLIENT_KEY = 'bench-client-key-not-secret';
+const ADMIN_KEY = 'bench-admin-key-not-secret';
 
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -104,6 +107,7 @@ async function main() {
     let ours;
     let oursUsageOff;
     let oursShared;
+    let dashboard;
     let portkey;
     if (haveOurs) {
       ours = await startManaGateway({ configPath, env: oursEnv, logLevel });
@@ -128,6 +132,18 @@ async function main() {
         clients.push(createClient({ name: 'ours_shared', url: oursShared.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
         log(`our gateway with MANA_LLM_DATABASE_URL (shared mode) on ${oursShared.url} (pid ${oursShared.pid})`);
       }
+      const noDashboard = skip.has('dashboard') ? 'skipped' : dashboardUnavailable();
+      if (noDashboard === undefined) {
+        // The same gateway with the dashboard open on it in a headless Chromium, polling: what an operator's tab costs.
+        const withDashboard = await startManaGateway({ configPath, env: { ...oursEnv, MANA_LLM_ADMIN_KEY: ADMIN_KEY }, logLevel });
+        stops.push(withDashboard.stop);
+        dashboard = await openDashboard(withDashboard.url, ADMIN_KEY);
+        stops.push(() => dashboard.close());
+        clients.push(createClient({ name: 'ours_dashboard', url: withDashboard.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
+        log(`our gateway with the dashboard open and polling on ${withDashboard.url}/ui/ (pid ${withDashboard.pid})`);
+      } else {
+        log(`dashboard section not measured: ${noDashboard}`);
+      }
     }
     const portkeyHeaders = {
       authorization: `Bearer ${UPSTREAM_KEY}`,
@@ -150,6 +166,7 @@ async function main() {
     // 1. Added latency, sequential.
     if (!skip.has('latency')) {
       log(`latency: ${SIZES.rounds} interleaved rounds × ${SIZES.perRound} requests per target, non-streaming…`);
+      dashboard?.startCounting();
       const plain = await interleavedRounds(clients, { ...SIZES, stream: false });
       log('latency: streaming…');
       const streamed = await interleavedRounds(clients, { ...SIZES, stream: true });
@@ -167,6 +184,24 @@ async function main() {
         const streamLastByte = addedLatency(streamed, 'ours', 'total').ours_shared.added;
         results.sharedMode = { nonStreamAddedMs: nonStream, streamLastByteAddedMs: streamLastByte };
         const line = `shared mode (MANA_LLM_DATABASE_URL, PostgreSQL) vs the default, sequential: median added ${nonStream.median.toFixed(3)} ms non-streaming, ${streamLastByte.median.toFixed(3)} ms streaming (paired per round)`;
+        results.notes.push(line);
+        log(line);
+      }
+      if (dashboard) {
+        const nonStream = results.latency.nonStream;
+        results.dashboard = {
+          // Each gateway's added latency over direct calls, and the difference paired round by round.
+          nonStreamAddedMs: { without: nonStream.ours.added, with: nonStream.ours_dashboard.added },
+          streamLastByteAddedMs: { without: results.latency.streamLastByte.ours.added, with: results.latency.streamLastByte.ours_dashboard.added },
+          nonStreamDifferenceMs: addedLatency(plain, 'ours', 'total').ours_dashboard.added,
+          dashboardCallsPerMinute: dashboard.callsPerMinute(),
+        };
+        const d = results.dashboard;
+        const line =
+          `dashboard open and polling (headless Chromium on the Overview, ${d.dashboardCallsPerMinute.toFixed(0)} API calls/min) vs not, same run: ` +
+          `median added latency ${d.nonStreamAddedMs.with.median.toFixed(3)} vs ${d.nonStreamAddedMs.without.median.toFixed(3)} ms non-streaming, ` +
+          `${d.streamLastByteAddedMs.with.median.toFixed(3)} vs ${d.streamLastByteAddedMs.without.median.toFixed(3)} ms streaming (last byte); ` +
+          `paired difference per round ${d.nonStreamDifferenceMs.median.toFixed(3)} ms median`;
         results.notes.push(line);
         log(line);
       }
