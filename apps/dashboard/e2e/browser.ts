@@ -67,3 +67,9 @@ export async function openViewer(browser: Browser, viewport = { width: 1280, hei
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   return { context, page, problems };
 }
+
+/** Follows a link of the dashboard's navigation, as a person clicks it, and waits for that page's heading. */
+export async function openPage(page: Page, label: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Dashboard pages' }).getByRole('link', { name: label, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: label }).waitFor();
+}

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { refusingPort, startFakeOpenAI, type FakeUpstream, type GatewayProcess } from '@mana/llm-testkit';
-import { cspViolations, launchChromium, openViewer, type Viewer } from './browser.js';
+import { cspViolations, launchChromium, openPage, openViewer, type Viewer } from './browser.js';
 import { ADMIN_KEY, chat, requiredAliases, startGateway } from './gateway.js';
 
 const LIVE_WAIT_MS = 15_000; // pages poll every 5 s; a probe runs every 1 s here
@@ -52,13 +52,8 @@ const configFile = (): Promise<string> => readFile(gw.configPath, 'utf8');
 const tile = (label: string) => page.locator('.tile', { hasText: label }).locator('dd');
 const aliasCard = (name: string) => page.locator('.alias-card', { has: page.getByRole('heading', { name, exact: true }) });
 
-async function openPage(label: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Dashboard pages' }).getByRole('link', { name: label, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name: label }).waitFor();
-}
-
 async function editAlias(name: string): Promise<void> {
-  await openPage('Aliases');
+  await openPage(page, 'Aliases');
   await page.getByRole('button', { name: `Edit ${name}` }).click();
   await page.getByRole('heading', { name: `Edit ${name}` }).waitFor();
 }
@@ -106,7 +101,7 @@ describe('the operator dashboard in a browser', () => {
   });
 
   it('creates an alias with a dead and a live target; the strategy select appears with the second target', async () => {
-    await openPage('Aliases');
+    await openPage(page, 'Aliases');
     await page.getByRole('button', { name: 'New alias' }).click();
     await page.getByLabel('Name').fill('mana/team');
     await page.getByLabel('Description').fill('Team chat');
@@ -130,7 +125,7 @@ describe('the operator dashboard in a browser', () => {
   });
 
   it('shows the requests with their failed-over attempt flagged, and the rescued count on the Overview going up', async () => {
-    await openPage('Overview');
+    await openPage(page, 'Overview');
     await page.getByLabel('Window').selectOption('15m');
     await expect.poll(() => tile('Rescued by failover').textContent(), { timeout: LIVE_WAIT_MS }).toBe('0');
 
@@ -140,7 +135,7 @@ describe('the operator dashboard in a browser', () => {
     await expect.poll(() => tile('Rescued by failover').textContent(), { timeout: LIVE_WAIT_MS }).toBe('3');
     await expect.poll(() => page.locator('table', { hasText: 'Per alias' }).locator('tr', { hasText: 'mana/team' }).textContent()).toMatch(/mana\/team\s*3\s*3\s*3/);
 
-    await openPage('Requests');
+    await openPage(page, 'Requests');
     await page.getByLabel('Alias').selectOption('mana/team');
     await page.getByLabel('Failed over').selectOption('true');
     const rows = page.locator('tr.request-row');
@@ -234,7 +229,7 @@ describe('the operator dashboard in a browser', () => {
   });
 
   it('rolls back to an earlier config version, shown with its diff', async () => {
-    await openPage('Config history');
+    await openPage(page, 'Config history');
     const versions = page.getByRole('list', { name: 'Applied config versions, newest first' }).locator('li');
     // startup, created, weighted, one target, description: newest first.
     await expect.poll(() => versions.count()).toBe(5);
@@ -252,7 +247,7 @@ describe('the operator dashboard in a browser', () => {
     expect(await versions.first().textContent()).toMatch(/rollback[\s\S]*current/);
     expect(await configFile()).toMatch(/strategy: weighted[\s\S]*weight: 4/);
 
-    await openPage('Aliases');
+    await openPage(page, 'Aliases');
     const card = aliasCard('mana/team');
     await expect.poll(() => card.textContent()).toContain('weighted');
     expect(await card.locator('.chain li').count()).toBe(2);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { refusingPort, startFakeOllama, startFakeOpenAI, type FakeUpstream, type GatewayProcess } from '@mana/llm-testkit';
-import { cspViolations, launchChromium, openViewer, type Viewer } from './browser.js';
+import { cspViolations, launchChromium, openPage, openViewer, type Viewer } from './browser.js';
 import { ADMIN_KEY, chat, startGateway, waitUntil } from './gateway.js';
 import { DOCS_SCREENSHOTS, screenshotFolder } from './screenshots.js';
 
@@ -115,11 +115,6 @@ afterAll(async () => {
   if (shots !== undefined && shots !== DOCS_SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
 });
 
-async function openPage(label: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Dashboard pages' }).getByRole('link', { name: label, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name: label }).waitFor();
-}
-
 async function photograph(name: string, fullPage = false): Promise<void> {
   // Let polled data and charts settle, and keep the caret out of the picture.
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -158,7 +153,7 @@ describe('every page, on seeded traffic', () => {
   });
 
   it('Overview: provider states, the window figures, per-alias latency and the charts', async () => {
-    await openPage('Overview');
+    await openPage(page, 'Overview');
     const status = (name: string) => page.locator(`.provider-list li[data-provider="${name}"]`).textContent();
     await expect.poll(() => status('ollama')).toContain('healthy');
     await expect.poll(() => status('together')).toContain('unhealthy');
@@ -176,7 +171,7 @@ describe('every page, on seeded traffic', () => {
   });
 
   it('Aliases: each chain with its live states, and the edit form', async () => {
-    await openPage('Aliases');
+    await openPage(page, 'Aliases');
     const longForm = page.locator('.alias-card', { has: page.getByRole('heading', { name: 'mana/long-form', exact: true }) });
     await expect.poll(() => longForm.locator('.chain li').first().textContent()).toContain('unhealthy');
     const reasoning = page.locator('.alias-card', { has: page.getByRole('heading', { name: 'mana/reasoning', exact: true }) });
@@ -199,7 +194,7 @@ describe('every page, on seeded traffic', () => {
   });
 
   it('Providers: configuration and health, whether a key is set but never the key, and probe now', async () => {
-    await openPage('Providers');
+    await openPage(page, 'Providers');
     const row = (name: string) => page.locator(`tr[data-provider="${name}"]`);
     await expect.poll(() => row('groq').textContent()).toContain('set');
     expect(await row('groq').textContent()).toContain('from GROQ_API_KEY');
@@ -219,7 +214,7 @@ describe('every page, on seeded traffic', () => {
   });
 
   it('Requests: a rescued request expands to its attempts, the failed-over one flagged', async () => {
-    await openPage('Requests');
+    await openPage(page, 'Requests');
     await page.getByLabel('Alias').selectOption('mana/fast-text');
     await page.getByLabel('Failed over').selectOption('true');
     const rows = page.locator('tr.request-row');
@@ -239,7 +234,7 @@ describe('every page, on seeded traffic', () => {
   });
 
   it('Errors: failed requests and failed-over attempts grouped by target and reason', async () => {
-    await openPage('Errors');
+    await openPage(page, 'Errors');
     const group = page.locator('tbody tr', { hasText: 'ollama/gemma3:4b' });
     await expect.poll(() => group.count()).toBe(1);
     const cells = await group.locator('th, td').allTextContents();
@@ -254,7 +249,7 @@ describe('every page, on seeded traffic', () => {
   });
 
   it('Config history: the versions, and the diff of the admin edit', async () => {
-    await openPage('Config history');
+    await openPage(page, 'Config history');
     const versions = page.getByRole('list', { name: 'Applied config versions, newest first' }).locator('li');
     await expect.poll(() => versions.count()).toBe(2);
     expect(await versions.nth(0).textContent()).toMatch(/admin[\s\S]*current/);
@@ -271,7 +266,7 @@ describe('every page, on seeded traffic', () => {
   it('fits a phone: no page scrolls sideways, and the Overview is photographed at phone size', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const label of ['Aliases', 'Providers', 'Requests', 'Errors', 'Config history', 'Overview']) {
-      await openPage(label);
+      await openPage(page, label);
       await page.waitForTimeout(100); // one layout pass after the data arrived
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow, label).toBeLessThanOrEqual(0);

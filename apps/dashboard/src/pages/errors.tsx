@@ -4,11 +4,11 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { get, query } from '../api.js';
+import { WindowSelect, windowById } from '../components/window-select.js';
 import { ErrorNote } from '../components/status.js';
 import { formatInt, formatTime } from '../format.js';
 import type { RequestPage, StoredRequest } from '../types.js';
 import { usePoll } from '../use-poll.js';
-import { WINDOWS } from '../usage-series.js';
 
 const MAX_ROWS = 500; // the usage API's largest page
 
@@ -44,23 +44,14 @@ export function groupErrors(requests: readonly StoredRequest[]): Group[] {
 
 export function ErrorsPage() {
   const [windowId, setWindowId] = useState('24h');
-  const window = WINDOWS.find((w) => w.id === windowId) ?? WINDOWS[2]!;
+  const window = windowById(windowId);
   const page = usePoll((signal) => get<RequestPage>(`/admin/usage/errors${query({ limit: MAX_ROWS, since: Date.now() - window.spanMs })}`, signal), null, [window.id]);
   const groups = useMemo(() => groupErrors(page.data?.data ?? []), [page.data]);
   return (
     <section aria-labelledby="errors-title">
       <div class="page-head">
         <h1 id="errors-title">Errors</h1>
-        <label class="inline-field">
-          Window{' '}
-          <select value={window.id} onChange={(e) => setWindowId((e.target as HTMLSelectElement).value)}>
-            {WINDOWS.map((w) => (
-              <option key={w.id} value={w.id}>
-                {w.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <WindowSelect value={window.id} onChange={setWindowId} />
         <button type="button" onClick={() => page.refresh()}>
           Refresh
         </button>

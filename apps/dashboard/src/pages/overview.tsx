@@ -5,11 +5,12 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { get, query } from '../api.js';
+import { WindowSelect, windowById } from '../components/window-select.js';
 import { ErrorNote, ProviderStatus } from '../components/status.js';
 import { TimeChart } from '../components/time-chart.js';
 import { formatInt, formatMs, formatTime, formatUsd } from '../format.js';
 import type { HealthAnswer, Summary } from '../types.js';
-import { aliasSeries, WINDOWS } from '../usage-series.js';
+import { aliasSeries } from '../usage-series.js';
 import { usePoll, type Polled } from '../use-poll.js';
 
 export const LIVE_REFRESH_MS = 5_000; // 5 s: health and overview figures
@@ -28,7 +29,7 @@ function Tile({ label, value, hint }: { label: string; value: string; hint?: str
 
 export function OverviewPage({ health }: { health: Polled<HealthAnswer> }) {
   const [windowId, setWindowId] = useState('1h');
-  const window = WINDOWS.find((w) => w.id === windowId) ?? WINDOWS[1]!;
+  const window = windowById(windowId);
   const summary = usePoll((signal) => get<Summary>(`/admin/usage/summary${query({ group_by: 'alias', since: Date.now() - window.spanMs })}`, signal), LIVE_REFRESH_MS, [window.id]);
   const series = usePoll((signal) => aliasSeries(window, signal), LIVE_REFRESH_MS, [window.id]);
 
@@ -80,16 +81,7 @@ export function OverviewPage({ health }: { health: Polled<HealthAnswer> }) {
       <section aria-labelledby="traffic-title" class="card">
         <div class="card-head">
           <h2 id="traffic-title">Traffic</h2>
-          <label class="inline-field">
-            Window{' '}
-            <select value={window.id} onChange={(e) => setWindowId((e.target as HTMLSelectElement).value)}>
-              {WINDOWS.map((w) => (
-                <option key={w.id} value={w.id}>
-                  {w.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <WindowSelect value={window.id} onChange={setWindowId} />
         </div>
         <ErrorNote error={summary.error} />
         <dl class="tiles" aria-live="polite">
