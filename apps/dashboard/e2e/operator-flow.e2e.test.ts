@@ -62,6 +62,15 @@ async function save(): Promise<void> {
   await page.getByRole('button', { name: 'Save' }).click();
 }
 
+/** Waits for the "Saved" notice; if it does not come, fails with what the page shows instead (a conflict, a field error). */
+async function saved(name: string): Promise<void> {
+  try {
+    await page.getByRole('status').filter({ hasText: `Saved ${name}.` }).waitFor();
+  } catch (error) {
+    throw new Error(`no "Saved ${name}." notice; the page shows: ${(await page.locator('main').innerText()).slice(0, 1500)}`, { cause: error });
+  }
+}
+
 describe('the operator dashboard in a browser', () => {
   it('signs in with the admin key, kept in this tab only, and refuses a wrong one', async () => {
     await page.goto(`${gw.url}/ui/`);
@@ -115,7 +124,7 @@ describe('the operator dashboard in a browser', () => {
     expect(await page.getByLabel('Strategy').inputValue()).toBe('failover');
     await save();
 
-    await page.getByRole('status').filter({ hasText: 'Saved mana/team.' }).waitFor();
+    await saved('mana/team');
     const card = aliasCard('mana/team');
     await expect.poll(() => card.textContent()).toContain('failover');
     const chain = await card.locator('.chain li').allTextContents();
@@ -133,7 +142,7 @@ describe('the operator dashboard in a browser', () => {
 
     // No reload: the Overview refreshes itself.
     await expect.poll(() => tile('Rescued by failover').textContent(), { timeout: LIVE_WAIT_MS }).toBe('3');
-    await expect.poll(() => page.locator('table', { hasText: 'Per alias' }).locator('tr', { hasText: 'mana/team' }).textContent()).toMatch(/mana\/team\s*3\s*3\s*3/);
+    await expect.poll(() => page.getByRole('table', { name: 'Per alias, last 15 min', exact: true }).locator('tr', { hasText: 'mana/team' }).textContent()).toMatch(/mana\/team\s*3\s*3\s*3/);
 
     await openPage(page, 'Requests');
     await page.getByLabel('Alias').selectOption('mana/team');
@@ -172,7 +181,7 @@ describe('the operator dashboard in a browser', () => {
     await page.getByLabel('Weight of ok/m').fill('4');
     await save();
 
-    await page.getByRole('status').filter({ hasText: 'Saved mana/team.' }).waitFor();
+    await saved('mana/team');
     const card = aliasCard('mana/team');
     await expect.poll(() => card.textContent()).toContain('weighted');
     expect(await card.locator('.chain li').nth(1).textContent()).toContain('weight 4');
@@ -197,7 +206,7 @@ describe('the operator dashboard in a browser', () => {
     expect(await page.getByLabel('Weight of ok/m').count()).toBe(0);
     await save();
 
-    await page.getByRole('status').filter({ hasText: 'Saved mana/team.' }).waitFor();
+    await saved('mana/team');
     const card = aliasCard('mana/team');
     await expect.poll(() => card.textContent()).toContain('one target');
     expect(await card.locator('.chain li').allTextContents()).toHaveLength(1);
@@ -223,7 +232,7 @@ describe('the operator dashboard in a browser', () => {
     expect(await conflict.count()).toBe(0);
     await page.getByLabel('Description').fill('From the dashboard');
     await save();
-    await page.getByRole('status').filter({ hasText: 'Saved mana/team.' }).waitFor();
+    await saved('mana/team');
     expect(await configFile()).toContain('From the dashboard');
     await expect.poll(() => aliasCard('mana/team').textContent()).toContain('From the dashboard');
   });

@@ -164,7 +164,7 @@ describe('every page, on seeded traffic', () => {
     await expect.poll(() => tile('Requests').textContent()).toMatch(/^\d+$/);
     expect(Number(await tile('Rescued by failover').textContent())).toBeGreaterThanOrEqual(LOCAL_FAILURES);
     expect(await tile('Cost').textContent()).toMatch(/^\$/); // groq has a price
-    expect(await page.locator('table', { hasText: 'Per alias' }).locator('tbody tr').count()).toBeGreaterThanOrEqual(4);
+    expect(await page.getByRole('table', { name: 'Per alias, last 1 h', exact: true }).locator('tbody tr').count()).toBeGreaterThanOrEqual(4);
     await page.locator('.chart canvas').nth(1).waitFor();
     expect(await page.getByRole('figure').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('Requests per alias, last 1 h')]));
     await photograph('overview', true);

@@ -24,9 +24,13 @@ export function usePoll<T>(load: (signal: AbortSignal) => Promise<T>, intervalMs
   useEffect(() => {
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let waiting = false; // a poll skipped while hidden, to run when the tab shows again
     const run = async (): Promise<void> => {
       timer = undefined;
-      if (document.hidden && intervalMs !== null) return; // resumed by visibilitychange
+      if (document.hidden && intervalMs !== null) {
+        waiting = true; // resumed by visibilitychange
+        return;
+      }
       setState((s) => ({ ...s, loading: true }));
       try {
         const data = await loadRef.current(controller.signal);
@@ -39,7 +43,12 @@ export function usePoll<T>(load: (signal: AbortSignal) => Promise<T>, intervalMs
       if (intervalMs !== null && !controller.signal.aborted) timer = setTimeout(() => void run(), intervalMs);
     };
     const onVisible = (): void => {
-      if (!document.hidden && timer === undefined) void run();
+      // Only a poll that was skipped resumes: a one-shot load (intervalMs null) never runs again
+      // by itself, or a form built from it would lose what the user typed.
+      if (!document.hidden && waiting) {
+        waiting = false;
+        void run();
+      }
     };
     void run();
     document.addEventListener('visibilitychange', onVisible);

@@ -2,7 +2,7 @@
  * Aliases: each alias with its chain and each target's live state (from
  * /v1/aliases, refreshed every 5 s), and the edit form (admin API).
  */
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { call, get, namePath } from '../api.js';
 import { ErrorNote, TargetStatus } from '../components/status.js';
 import type { AdminAlias, AdminProvider, LiveAlias } from '../types.js';
@@ -30,9 +30,12 @@ async function loadForEdit(name: string | undefined): Promise<Editing> {
 
 export function AliasesPage({ editName, isNew, navigate }: { editName: string | undefined; isNew: boolean; navigate: (hash: string) => void }) {
   const live = usePoll((signal) => get<{ data: LiveAlias[] }>('/v1/aliases', signal), LIVE_REFRESH_MS, []);
-  const editing = usePoll(() => loadForEdit(isNew ? undefined : editName), null, [editName, isNew]);
-  const [saved, setSaved] = useState<string | undefined>(undefined);
   const showForm = isNew || editName !== undefined;
+  const editing = usePoll(async () => (showForm ? loadForEdit(isNew ? undefined : editName) : undefined), null, [editName, isNew]);
+  // The form is built only from a load that started after it was asked for: data from an earlier
+  // load would show a form that is replaced a moment later (losing what was typed meanwhile).
+  const requestedAt = useMemo(() => Date.now(), [editName, isNew]);
+  const [saved, setSaved] = useState<string | undefined>(undefined);
 
   return (
     <section aria-labelledby="aliases-title">
@@ -52,7 +55,7 @@ export function AliasesPage({ editName, isNew, navigate }: { editName: string | 
       {showForm && (
         <>
           <ErrorNote error={editing.error} />
-          {editing.data !== undefined && !editing.loading && (
+          {editing.data !== undefined && !editing.loading && editing.data.loadedAt >= requestedAt && (
             <AliasForm
               key={editing.data.loadedAt}
               alias={editing.data.alias}
