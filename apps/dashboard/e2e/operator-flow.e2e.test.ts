@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { refusingPort, startFakeOpenAI, type FakeUpstream, type GatewayProcess } from '@mana/llm-testkit';
 import { cspViolations, launchChromium, openPage, openViewer, type Viewer } from './browser.js';
-import { ADMIN_KEY, chat, requiredAliases, startGateway } from './gateway.js';
+import { aliasesYaml, chatOnce } from '@mana/llm-testkit';
+import { ADMIN_KEY, startGateway } from './gateway.js';
 
 const LIVE_WAIT_MS = 15_000; // pages poll every 5 s; a probe runs every 1 s here
 
@@ -35,7 +36,7 @@ beforeAll(async () => {
     // Nothing listens here; a high threshold keeps it in the plan, so every request tries it and fails over.
     `  dead: { type: openai, base_url: "http://127.0.0.1:${deadPort}/v1", api_key_required: false, settings: { failure_threshold: 1000 } }\n` +
     // flaky serves an alias of its own (only providers some alias uses are probed).
-    requiredAliases('[ok/m]', '  mana/night:\n    description: "Night shift"\n    chain: [flaky/m]\n');
+    aliasesYaml({ 'mana/night': ['flaky/m'] }, ['ok/m']);
   [gw, browser] = await Promise.all([startGateway(config), launchChromium()]);
   viewer = await openViewer(browser);
   page = viewer.page;
@@ -138,7 +139,7 @@ describe('the operator dashboard in a browser', () => {
     await page.getByLabel('Window').selectOption('15m');
     await expect.poll(() => tile('Rescued by failover').textContent(), { timeout: LIVE_WAIT_MS }).toBe('0');
 
-    for (let i = 0; i < 3; i += 1) expect(await chat(gw.url, 'mana/team')).toBe(200);
+    for (let i = 0; i < 3; i += 1) expect((await chatOnce(gw.url, 'mana/team')).status).toBe(200);
 
     // No reload: the Overview refreshes itself.
     await expect.poll(() => tile('Rescued by failover').textContent(), { timeout: LIVE_WAIT_MS }).toBe('3');

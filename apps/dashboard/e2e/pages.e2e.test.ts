@@ -10,9 +10,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { refusingPort, startFakeOllama, startFakeOpenAI, type FakeUpstream, type GatewayProcess } from '@mana/llm-testkit';
+import { chatOnce, refusingPort, startFakeOllama, startFakeOpenAI, waitUntil, type FakeUpstream, type GatewayProcess } from '@mana/llm-testkit';
 import { cspViolations, launchChromium, openPage, openViewer, type Viewer } from './browser.js';
-import { ADMIN_KEY, chat, startGateway, waitUntil } from './gateway.js';
+import { ADMIN_KEY, startGateway } from './gateway.js';
 import { DOCS_SCREENSHOTS, screenshotFolder } from './screenshots.js';
 
 const GROQ_KEY = 'sk-groq-dashboard-e2e-never-shown-77x';
@@ -68,7 +68,7 @@ async function seedTraffic(): Promise<number> {
   let sent = 0;
   const send = async (model: string, times: number): Promise<void> => {
     for (let i = 0; i < times; i += 1) {
-      await chat(gw.url, model);
+      await chatOnce(gw.url, model);
       sent += 1;
     }
   };

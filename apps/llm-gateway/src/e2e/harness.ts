@@ -57,33 +57,8 @@ export async function spawnGateway(options: SpawnOptions): Promise<GatewayProces
   return { ...gateway, stop: () => gateway.stop({ signal: 'SIGKILL' }) };
 }
 
-/** The vector space the harness gives `mana/embed`. */
-export const TEST_EMBEDDING_SPACE = 'test-space';
-
-/** The required aliases, each with the given chain (YAML flow list items); `mana/embed` is an embedding alias. */
-export function aliasesYaml(chains: Record<string, readonly string[]>, fallbackChain: readonly string[]): string {
-  const names = ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision', 'mana/embed', ...Object.keys(chains)];
-  const lines = ['aliases:'];
-  for (const name of new Set(names)) {
-    const chain = chains[name] ?? fallbackChain;
-    lines.push(`  ${name}:`, `    description: "${name} (test)"`);
-    if (name === 'mana/embed') lines.push('    kind: embedding', `    embedding_space: ${TEST_EMBEDDING_SPACE}`);
-    lines.push('    chain:');
-    for (const t of chain) lines.push(`      - ${t}`);
-  }
-  return lines.join('\n') + '\n';
-}
-
-/** One non-stream chat completion to `model` on a gateway without API keys; the body is read (and dropped). */
-export async function chatOnce(url: string, model: string): Promise<Response> {
-  const res = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  await res.text();
-  return res;
-}
+/** Shared with the dashboard's browser tests. */
+export { aliasesYaml, chatOnce, TEST_EMBEDDING_SPACE } from '@mana/llm-testkit';
 
 /**
  * A parsed response body in tests: its shape is what the assertions check, so a

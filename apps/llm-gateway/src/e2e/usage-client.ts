@@ -48,11 +48,3 @@ export async function metric(gw: GatewayProcess, name: string): Promise<number |
   const line = text.split('\n').find((l) => l.startsWith(name + ' ') || l.startsWith(name + '{') && l.slice(0, l.lastIndexOf(' ')) === name);
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
-
-export async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 8_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

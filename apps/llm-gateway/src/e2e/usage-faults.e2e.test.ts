@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { startFakeOpenAI, waitUntil, type FakeUpstream } from '@mana/llm-testkit';
 import { aliasesYaml, spawnGateway, type Json } from './harness.js';
-import { ADMIN, admin, chat, metric, storedRequests, waitUntil } from './usage-client.js';
+import { ADMIN, admin, chat, metric, storedRequests } from './usage-client.js';
 
 const MODEL = 'mana/fast-text';
 /** The batch writer's flush interval (the package's DEFAULT_FLUSH_INTERVAL_MS): the README's loss bound on kill -9. */
@@ -40,7 +40,7 @@ describe('usage store faults through the gateway (SQLite)', () => {
       const started = performance.now();
       for (let i = 0; i < 10; i++) expect((await chat(gw, {}, MODEL)).status).toBe(200);
       expect(performance.now() - started).toBeLessThan(2_000); // ten loopback requests; the lock adds nothing
-      await waitUntil(async () => ((await (await fetch(`${gw.url}/v1/health`)).json()) as Json).usage.status === 'failing');
+      await waitUntil('/v1/health to show the usage store failing', async () => ((await (await fetch(`${gw.url}/v1/health`)).json()) as Json).usage.status === 'failing', 8_000);
       const health: Json = await (await fetch(`${gw.url}/v1/health`)).json();
       expect(health.status).toBe('degraded');
       expect(health.usage).toMatchObject({ queued: 10, last_error: expect.stringMatching(/locked/) });

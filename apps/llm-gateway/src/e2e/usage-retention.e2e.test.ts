@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { startFakeOpenAI, waitUntil, type FakeUpstream } from '@mana/llm-testkit';
 import { rowId, UsageStore, type RequestRecord } from '@mana/llm-usage-store';
 import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
-import { ADMIN, admin, waitUntil } from './usage-client.js';
+import { ADMIN, admin } from './usage-client.js';
 
 const HOUR = 3_600_000;
 const FIRST_RETENTION_RUN_MS = 10_000; // the gateway's first retention run, 10 s after start
@@ -82,7 +82,7 @@ describe('usage retention', () => {
     const configured = await spawnGateway({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN, MANA_LLM_DATA_DIR: await dataDirWithHistory() } });
     try {
       expect(await storedIds(configured)).toEqual(['a-minute-ago', 'three-hours-ago']);
-      await waitUntil(async () => (await storedIds(configured)).length === 1, FIRST_RETENTION_RUN_MS + 10_000);
+      await waitUntil('the retention run to prune the old request', async () => (await storedIds(configured)).length === 1, FIRST_RETENTION_RUN_MS + 10_000);
       expect(await storedIds(configured)).toEqual(['a-minute-ago']);
       // The summary (rollups) forgets the deleted hours too.
       const summary = await admin(configured, `/admin/usage/summary?since=${new Date(Date.now() - 6 * HOUR).toISOString()}`);

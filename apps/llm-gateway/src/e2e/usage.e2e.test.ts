@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, startTestPostgres, type FakeUpstream, type TestPostgres } from '@mana/llm-testkit';
+import { startFakeOpenAI, startTestPostgres, waitUntil, type FakeUpstream, type TestPostgres } from '@mana/llm-testkit';
 import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
-import { ADMIN, ALIAS, admin, chat, metric, storedRequest, storedRequests, waitUntil } from './usage-client.js';
+import { ADMIN, ALIAS, admin, chat, metric, storedRequest, storedRequests } from './usage-client.js';
 
 // Fake upstream usage × the configured price of b (USD per million tokens).
 const PROMPT = 120;
@@ -200,7 +200,7 @@ describe('usage recording under faults', () => {
       for (let i = 0; i < 10; i++) expect((await chat(gw, {})).status).toBe(200);
       // Ten requests through a two-target failover on loopback; the store being down adds nothing.
       expect(performance.now() - started).toBeLessThan(3_000);
-      await waitUntil(async () => ((await (await fetch(`${gw.url}/v1/health`)).json()) as Json).usage.status === 'failing');
+      await waitUntil('/v1/health to show the usage store failing', async () => ((await (await fetch(`${gw.url}/v1/health`)).json()) as Json).usage.status === 'failing', 8_000);
       const health: Json = await (await fetch(`${gw.url}/v1/health`)).json();
       expect(health.status).toBe('degraded');
       expect(health.usage.queued).toBe(10);
