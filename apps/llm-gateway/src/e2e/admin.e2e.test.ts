@@ -264,7 +264,7 @@ describe('providers and secrets', () => {
     expect(gw.output()).not.toContain(ADMIN_KEY);
     const written = gw.logs.filter((l) => l.msg === 'config written');
     expect(written.length).toBeGreaterThan(5);
-    expect(written[0]).toMatchObject({ route: 'PUT /admin/aliases/mana/team', change: 'alias mana/team created (2 targets)', admin_key: expect.stringMatching(/^sha256:[0-9a-f]{12}$/) });
+    expect(written[0]).toMatchObject({ route: 'PUT /admin/aliases/mana/team', change: 'alias mana/team created (2 targets)', admin_key: expect.stringMatching(/^k:[0-9a-f]{12}$/) });
     expect(written[0]!.old_version).not.toBe(written[0]!.new_version);
   });
 

@@ -2,13 +2,13 @@
  * The admin key check behind the route table's `admin` and `master_key` auth
  * steps. The key is sent as `Authorization: Bearer <key>`; `master_key`
  * routes (the LiteLLM-compatible model routes) also take `x-api-key`, as
- * LiteLLM's master key does. A write logs a fingerprint of the key used (a
- * short SHA-256 prefix), never the key.
+ * LiteLLM's master key does. A write logs a fingerprint of the key used (the
+ * same one usage records carry, see key-fingerprint.ts), never the key.
  */
-import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { bearerToken, type KeyChecker } from './auth.js';
 import { gatewayError, type GatewayError } from './errors.js';
+import { fingerprintOfKey } from './key-fingerprint.js';
 
 /** The Authorization value to check: the header, or (when allowed) `x-api-key` as a bearer token. */
 function authorizationOf(req: IncomingMessage, xApiKey: boolean): string | undefined {
@@ -29,12 +29,8 @@ export function adminKeyError(adminKey: KeyChecker | undefined, req: IncomingMes
   return auth === 'missing' ? gatewayError('missing_admin_key', `Missing admin key: send ${how}.`) : gatewayError('invalid_admin_key', 'Invalid admin key.');
 }
 
-export function keyFingerprint(key: string): string {
-  return `sha256:${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
-}
-
 /** The fingerprint of the admin key a request (already admitted) presented. */
 export function presentedKeyFingerprint(req: IncomingMessage): string {
   const token = bearerToken(authorizationOf(req, true));
-  return token === undefined ? 'none' : keyFingerprint(token);
+  return token === undefined ? 'none' : fingerprintOfKey(token);
 }

@@ -6,9 +6,9 @@
  * cost = tokens × the attempt's configured price, unknown (null) without one,
  * and the request's cost is the sum over its attempts.
  */
-import { createHash } from 'node:crypto';
 import { costOf, type Attempt, type RequestOutcome, type Usage } from '@mana/llm-router';
 import type { AttemptRecord, RequestRecord } from '@mana/llm-usage-store';
+import { fingerprintOfAuthorization } from '../http/key-fingerprint.js';
 
 export interface FinishedExchange {
   readonly requestId: string;
@@ -42,7 +42,7 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
   return {
     requestId: ex.requestId,
     time,
-    keyFingerprint: keyFingerprint(ex.authorization),
+    keyFingerprint: fingerprintOfAuthorization(ex.authorization),
     alias: o?.alias ?? null,
     model: ex.model ?? null,
     target: o?.target ?? null,
@@ -80,21 +80,4 @@ function attemptRecord(a: Attempt, position: number, usage: Usage | undefined): 
     costUsd: costOf(usage, a.price) ?? null,
     failedOver: a.failedOver,
   };
-}
-
-/** Fingerprints of the keys seen lately: a SHA-256 per request is most of what building a record costs. */
-const fingerprints = new Map<string, string>();
-const MAX_REMEMBERED_KEYS = 1_024; // beyond this the memo starts over: a bound, whatever clients send
-
-/** `k:` + 12 hex chars of SHA-256 of the bearer key: tells keys apart in usage, cannot be turned back into one. */
-export function keyFingerprint(authorization: string | undefined): string | null {
-  if (authorization === undefined || !authorization.startsWith('Bearer ')) return null;
-  const known = fingerprints.get(authorization);
-  if (known !== undefined) return known;
-  const key = authorization.slice(7).trim();
-  if (key === '') return null;
-  const fingerprint = `k:${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
-  if (fingerprints.size >= MAX_REMEMBERED_KEYS) fingerprints.clear();
-  fingerprints.set(authorization, fingerprint);
-  return fingerprint;
 }
