@@ -13,7 +13,21 @@ export interface Interpolated {
   readonly variables: readonly string[];
 }
 
-const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+/** One `${VAR}` or `${VAR:-default}`: the grammar the expansion below and `envReferenceName` share. */
+const ONE_REFERENCE = String.raw`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`;
+const REFERENCE = new RegExp(String.raw`\$\$\{|${ONE_REFERENCE}`, 'g');
+const WHOLE_REFERENCE = new RegExp(`^${ONE_REFERENCE}$`);
+
+/**
+ * The variable a config value comes from when the whole value is one
+ * reference, `${VAR}` or `${VAR:-default}`; undefined for anything else (a
+ * literal, or text around a reference). Tools that must tell a key kept in
+ * the environment from a key written into the file (redaction, the admin
+ * API) ask this, so they agree with what the loader expands.
+ */
+export function envReferenceName(text: string): string | undefined {
+  return WHOLE_REFERENCE.exec(text)?.[1];
+}
 
 export function interpolateEnv(text: string, env: Env): Interpolated {
   const variables: string[] = [];
