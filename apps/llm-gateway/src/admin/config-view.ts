@@ -1,15 +1,16 @@
 /**
  * GET /admin/config: the file's text as it is on disk — except a key someone
- * wrote into it by hand: a provider `api_key` or header value that is not a
- * pure `${VAR}` reference is shown as `<redacted>`. No response carries a key.
+ * wrote into it by hand: a provider `api_key` or header value that is not
+ * one `${VAR}` / `${VAR:-default}` reference (the router's `envReferenceName`)
+ * is shown as `<redacted>`. No response carries a key.
  */
+import { envReferenceName } from '@mana/llm-router';
 import { isMap, isScalar, parseDocument } from 'yaml';
 
-const REFERENCE_ONLY = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}$/;
 const REDACTED = '<redacted>';
 
 function secretLike(value: unknown): boolean {
-  return typeof value === 'string' ? !REFERENCE_ONLY.test(value) && value !== '' : value !== null && value !== undefined;
+  return typeof value === 'string' ? envReferenceName(value) === undefined && value !== '' : value !== null && value !== undefined;
 }
 
 export function redactedConfigText(text: string): string {

@@ -3,7 +3,7 @@
  * written into the YAML (see secrets-writer.ts) and never returned: a GET
  * says whether one is set and which variable it comes from.
  */
-import { BUILT_IN_PROVIDERS, PROVIDER_KEYS, type ProviderConfig } from '@mana/llm-router';
+import { BUILT_IN_PROVIDERS, PROVIDER_KEYS, envReferenceName, type ProviderConfig } from '@mana/llm-router';
 import { AdminFailure } from './admin-failure.js';
 import { storeApiKey } from './secrets-writer.js';
 import { isPlainObject } from '../plain-object.js';
@@ -12,7 +12,6 @@ import { isPlainObject } from '../plain-object.js';
 const PROVIDER_FIELDS = ['name', ...PROVIDER_KEYS];
 /** Read-only fields a GET returns; ignored when sent back. */
 const READ_ONLY_FIELDS = ['built_in', 'api_key_set', 'api_key_env', 'used_by', 'version'];
-const REFERENCE_ONLY = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 export interface ProviderWrite {
   /** The YAML value. */
@@ -64,10 +63,10 @@ export function providerWrite(name: string, fields: Record<string, unknown>): Pr
   return secret === undefined ? { yaml } : { yaml, secret };
 }
 
-/** Header values that are not pure `${VAR}` references are shown as `<redacted>` (they may carry tokens). */
+/** Header values that are not one `${VAR}` / `${VAR:-default}` reference are shown as `<redacted>` (they may carry tokens). */
 function redactHeaders(headers: unknown): unknown {
   if (!isPlainObject(headers)) return headers;
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, typeof v === 'string' && REFERENCE_ONLY.test(v) ? v : '<redacted>']));
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, typeof v === 'string' && envReferenceName(v) !== undefined ? v : '<redacted>']));
 }
 
 /** What GET returns for a provider: the effective type and URL, the file's own fields, never the key. */
@@ -80,7 +79,7 @@ export function providerView(name: string, raw: unknown, loaded: ProviderConfig 
     type: loaded?.type ?? own.type ?? null,
     base_url: loaded?.baseUrl ?? own.base_url ?? null,
     api_key_set: loaded?.apiKey !== undefined,
-    api_key_env: keyText === undefined ? null : (REFERENCE_ONLY.exec(keyText)?.[1] ?? null),
+    api_key_env: keyText === undefined ? null : (envReferenceName(keyText) ?? null),
     api_key_required: loaded?.requiresApiKey ?? null,
     check_models: loaded?.checkModels ?? false,
     ...(own.options === undefined ? {} : { options: own.options }),

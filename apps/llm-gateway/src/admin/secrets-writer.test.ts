@@ -18,7 +18,7 @@ describe('storeApiKey', () => {
   });
 
   it('refuses multi-line, empty and over-long keys without quoting them', () => {
-    for (const key of ['sk-a\nINJECTED=1', '   ', 'k'.repeat(4097)]) {
+    for (const key of ['sk-a\nINJECTED=1', '${X:-a\nINJECTED=1}', '   ', 'k'.repeat(4097)]) {
       const stored = storeApiKey('p', key);
       expect(stored.kind).toBe('invalid');
       expect(JSON.stringify(stored)).not.toContain(key.trim() === '' ? 'never' : key);

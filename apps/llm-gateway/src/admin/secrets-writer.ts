@@ -1,11 +1,12 @@
 /**
  * How an API key sent through the admin API is stored: never in the YAML.
- * A reference (`${NAME}`, or LiteLLM's `os.environ/NAME`) is written as
+ * A reference the router expands (`${NAME}` or `${NAME:-default}`, see its
+ * `envReferenceName`) is written as sent, LiteLLM's `os.environ/NAME` as
  * `${NAME}`; a literal key goes to the secrets file beside the config (mode
  * 0600, read by the router's loader) under a generated name, and the YAML
  * refers to that name. The file format is the router's (`NAME=value` lines).
  */
-import { SECRET_NAME, secretsPathFor } from '@mana/llm-router';
+import { SECRET_NAME, envReferenceName, secretsPathFor } from '@mana/llm-router';
 import { writeFileAtomic } from './atomic-write.js';
 
 /** Longest API key accepted: 4 KB (real keys are under 200 bytes). */
@@ -16,7 +17,6 @@ export type StoredKey =
   | { readonly kind: 'secret'; readonly yaml: string; readonly name: string; readonly value: string }
   | { readonly kind: 'invalid'; readonly reason: string };
 
-const REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 const LITELLM_REFERENCE = /^os\.environ\/([A-Za-z_][A-Za-z0-9_]*)$/;
 
 /** The secrets-file name of a provider's literal key: `local-vllm` → `MANA_LLM_SECRET_LOCAL_VLLM_API_KEY`. */
@@ -26,10 +26,12 @@ export function secretNameFor(provider: string): string {
 
 /** Decides how `key` (as sent) is stored for `provider`. The reason of an invalid key never quotes it. */
 export function storeApiKey(provider: string, key: string): StoredKey {
-  const reference = REFERENCE.exec(key)?.[1] ?? LITELLM_REFERENCE.exec(key)?.[1];
-  if (reference !== undefined) return { kind: 'reference', yaml: `\${${reference}}` };
+  // Checked before the reference test: a `${NAME:-default}` carries a default that must fit these bounds too.
   if (Buffer.byteLength(key) > MAX_API_KEY_BYTES) return { kind: 'invalid', reason: `api_key is longer than ${MAX_API_KEY_BYTES} bytes` };
   if (key.trim() === '' || /[\x00-\x1f\x7f]/.test(key)) return { kind: 'invalid', reason: 'api_key must be a non-empty single line' };
+  if (envReferenceName(key) !== undefined) return { kind: 'reference', yaml: key };
+  const litellm = LITELLM_REFERENCE.exec(key)?.[1];
+  if (litellm !== undefined) return { kind: 'reference', yaml: `\${${litellm}}` };
   const name = secretNameFor(provider);
   return { kind: 'secret', yaml: `\${${name}}`, name, value: key };
 }
