@@ -102,12 +102,19 @@ const wallMs = performance.now() - started;
 const cpuAfter = cpuMs(target.pid);
 const userUs = ((cpuAfter.user - cpuBefore.user) * 1_000) / done;
 const systemUs = ((cpuAfter.system - cpuBefore.system) * 1_000) / done;
+// Recording that falls behind drops events (counted, never waits): a run that drops did less work than it claims.
+const dropped = floor || usageOff ? undefined : await usageEventsDropped(target.url);
 client.close();
 await target.stop();
 await upstream.stop();
 
+async function usageEventsDropped(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^mana_llm_usage_events_dropped_total (\S+)$/m.exec(text)?.[1] ?? 0);
+}
+
 const what = `${floor ? 'the Node floor' : `our gateway${usageOff ? ' (--usage off)' : ''}${main === undefined ? '' : ` (${main})`}`}, ${stream ? 'streaming' : 'non-streaming'}`;
-const load = sequential ? `${done} sequential requests` : `autocannon, ${connections} connections, ${durationS} s: ${done} requests`;
+const load = `${sequential ? `${done} sequential requests` : `autocannon, ${connections} connections, ${durationS} s: ${done} requests`}${dropped === undefined ? '' : `, ${dropped} usage events dropped`}`;
 const cpuLine = `CPU per request: ${(userUs + systemUs).toFixed(1)} µs whole process, all threads (${userUs.toFixed(1)} user + ${systemUs.toFixed(1)} system)`;
 if (!profiling) {
   process.stdout.write(`${what}; ${load}; ${reqPerSec.toFixed(0)} req/s\n${cpuLine}\n`);

@@ -46,6 +46,17 @@ describe('batch writer', () => {
     expect(writer.status).toMatchObject({ queued: 0, written: 5, dropped: 0, failing: false });
   });
 
+  it('writes a full batch at once, without waiting for the interval: heavy traffic never fills the queue between two ticks', async () => {
+    const { store, writer } = await setUp({ flushIntervalMs: 60_000, maxBatch: 100 });
+    for (let i = 0; i < 99; i++) writer.record(request({ requestId: `r${i}` }));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(writer.status.written).toBe(0); // below a batch: waits for the interval
+    for (let i = 99; i < 300; i++) writer.record(request({ requestId: `r${i}` }));
+    await until(() => writer.status.written === 300, 2_000);
+    expect(writer.status).toMatchObject({ queued: 0, dropped: 0 });
+    expect((await store.summary({ groupBy: 'alias' }))[0]?.requests).toBe(300);
+  });
+
   it('while the database is locked: record() stays instant, the queue is bounded, drops are counted and reported once', async () => {
     const dropReports: number[] = [];
     const errors: string[] = [];

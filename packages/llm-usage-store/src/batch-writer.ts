@@ -6,15 +6,21 @@
  * A failed batch goes back to the front of the queue and is retried on the next
  * tick, so recording resumes by itself once the database is back.
  *
+ * A full batch does not wait for the timer: under heavy traffic records are
+ * handed on within milliseconds, so the queue never fills between two ticks
+ * (at 16 000 requests/s a 1 s tick would overflow a 10 000-record queue) and a
+ * record dies young, before the garbage collector has to copy it to the old
+ * generation (which shows as GC time on the request thread).
+ *
  * Loss bound on `kill -9`: the records queued since the last successful batch,
  * i.e. at most `flushIntervalMs` of traffic while the database is healthy.
  */
 import { rowId } from './row-id.js';
 import type { RequestRecord } from './types.js';
-import type { IdentifiedRecord } from './write-records.js';
+import { encodeRecord, type EncodedRecord } from './encoded-record.js';
 
 export interface BatchSink {
-  write(batch: readonly IdentifiedRecord[]): Promise<void>;
+  write(batch: readonly EncodedRecord[]): Promise<void>;
 }
 
 export interface BatchWriterOptions {
@@ -57,7 +63,7 @@ export class BatchWriter {
   private readonly dropLogIntervalMs: number;
   private readonly now: () => number;
   /** FIFO as an array with a moving head: O(1) append and take. */
-  private queue: IdentifiedRecord[] = [];
+  private queue: EncodedRecord[] = [];
   private head = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
@@ -82,11 +88,13 @@ export class BatchWriter {
     this.timer.unref();
   }
 
-  /** O(1), never throws, never waits: the request path calls this. */
+  /** O(1), never waits: the request path calls this. Encodes the record now (see encoded-record.ts). */
   record(record: RequestRecord): void {
     if (this.stopped) return;
-    this.queue.push({ id: rowId(record.time), record });
-    if (this.size > this.maxQueued) this.dropOldest(this.size - this.maxQueued);
+    this.queue.push(encodeRecord(rowId(record.time), record));
+    const size = this.size;
+    if (size > this.maxQueued) this.dropOldest(size - this.maxQueued);
+    else if (size >= this.maxBatch && this.writing === undefined && !this.failing) void this.flush();
   }
 
   get status(): BatchWriterStatus {
@@ -159,7 +167,7 @@ export class BatchWriter {
     }
   }
 
-  private take(count: number): IdentifiedRecord[] {
+  private take(count: number): EncodedRecord[] {
     const batch = this.queue.slice(this.head, this.head + count);
     this.head += batch.length;
     this.compact();
@@ -167,7 +175,7 @@ export class BatchWriter {
   }
 
   /** A failed batch goes back in front of what arrived meanwhile; the oldest go if that overflows. */
-  private putBack(batch: IdentifiedRecord[]): void {
+  private putBack(batch: EncodedRecord[]): void {
     this.queue = batch.concat(this.queue.slice(this.head));
     this.head = 0;
     if (this.size > this.maxQueued) this.dropOldest(this.size - this.maxQueued);
