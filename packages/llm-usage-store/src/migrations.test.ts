@@ -7,6 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request, rescuedRequest } from './test-records.js';
 import { testLocation, type TestLocation } from './test-stores.js';
+import { encodeRecord } from './encoded-record.js';
 import { UsageStore } from './usage-store.js';
 
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
@@ -27,7 +28,7 @@ describe('migration 0004 (rollups)', () => {
       request({ requestId: 'c', time: T0 + 5, status: 502, code: 'all_targets_failed' }),
     ];
     let store = new UsageStore({ location: where.location });
-    await store.write(records.map((record) => ({ id: randomUUID(), record })));
+    await store.write(records.map((record) => encodeRecord(randomUUID(), record)));
     const before = await store.summary({ groupBy: 'alias' });
     await store.close();
 

@@ -6,11 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { encodeRecord } from './encoded-record.js';
 import { UsageStore } from './usage-store.js';
 import { request } from './test-records.js';
 import { testLocation, type TestLocation } from './test-stores.js';
 
-const one = (requestId: string) => [{ id: randomUUID(), record: request({ requestId }) }];
+const one = (requestId: string) => [encodeRecord(randomUUID(), request({ requestId }))];
 
 describe('usage store recovery', () => {
   let where: TestLocation | undefined;

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeRecord } from './encoded-record.js';
 import { request } from './test-records.js';
 import { testLocation, type TestLocation } from './test-stores.js';
 import { UsageStore } from './usage-store.js';
@@ -30,10 +31,9 @@ describe('rollups with concurrent writers (PostgreSQL)', () => {
       await Promise.all(
         stores.map(async (store, s) => {
           for (let b = 0; b < batchesPerStore; b++) {
-            const batch = Array.from({ length: perBatch }, (_, i) => ({
-              id: randomUUID(),
-              record: request({ requestId: `s${s}-b${b}-${i}`, time: T0 + 1_000 + i, durationMs: 100 + s }),
-            }));
+            const batch = Array.from({ length: perBatch }, (_, i) =>
+              encodeRecord(randomUUID(), request({ requestId: `s${s}-b${b}-${i}`, time: T0 + 1_000 + i, durationMs: 100 + s })),
+            );
             await store.write(batch);
           }
         }),

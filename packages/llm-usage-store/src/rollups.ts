@@ -53,11 +53,11 @@ export function addTally(into: Tally, from: Tally): void {
   addHistogram(into.ttfbs, from.ttfbs);
 }
 
-type RequestMeasures = Pick<
+export type RequestMeasures = Pick<
   Selectable<UsageRequestsTable>,
   'ts' | 'alias' | 'status' | 'failovers' | 'rescued' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd' | 'duration_ms' | 'ttfb_ms'
 >;
-type AttemptMeasures = Pick<
+export type AttemptMeasures = Pick<
   Selectable<UsageAttemptsTable>,
   'ts' | 'target' | 'provider' | 'final' | 'outcome' | 'rescue' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd' | 'duration_ms' | 'ttfb_ms'
 >;

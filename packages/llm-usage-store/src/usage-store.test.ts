@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { HISTOGRAM_RELATIVE_ERROR } from './histogram.js';
+import { encodeRecord } from './encoded-record.js';
 import { UsageStore } from './usage-store.js';
 import { attempt, request, rescuedRequest } from './test-records.js';
 import { ENGINES, testLocation, type TestLocation } from './test-stores.js';
@@ -13,7 +14,7 @@ import { isUsageQueryError } from './usage-query-error.js';
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 
-const withIds = (records: RequestRecord[]) => records.map((record) => ({ id: randomUUID(), record }));
+const withIds = (records: RequestRecord[]) => records.map((record) => encodeRecord(randomUUID(), record));
 
 /** p50/p95 read from the rollups' histograms are within half a bin of the exact nearest rank. */
 function expectRanks(actual: { p50: number | null; p95: number | null }, exact: { p50: number | null; p95: number | null }): void {

@@ -20,7 +20,8 @@ import { querySummary } from './query-summary.js';
 import type { UsageDatabase } from './schema.js';
 import type { RequestPage, RequestPageQuery, SummaryQuery, SummaryRow } from './types.js';
 import { isUsageQueryError } from './usage-query-error.js';
-import { writeRecords, type IdentifiedRecord } from './write-records.js';
+import type { EncodedRecord } from './encoded-record.js';
+import { writeRecords } from './write-records.js';
 
 export interface UsageStoreOptions {
   readonly location: StoreLocation;
@@ -54,7 +55,8 @@ export class UsageStore {
     await this.connect();
   }
 
-  async write(batch: readonly IdentifiedRecord[]): Promise<void> {
+  /** Writes encoded records (`encodeRecord`), or one joined batch of them (`joinBatch`), in one transaction. */
+  async write(batch: readonly EncodedRecord[] | string): Promise<void> {
     await this.run((db, connection) => writeRecords(db, batch, connection.sqlite));
   }
 

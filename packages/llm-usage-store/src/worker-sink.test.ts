@@ -21,15 +21,15 @@ describe('worker sink (built)', () => {
     const sink = new built.WorkerSink({ kind: 'sqlite', file });
     const store = new built.UsageStore({ location: { kind: 'sqlite', file } });
     try {
-      await sink.write([{ id: built.rowId(1), record: request({ requestId: 'first' }) }]);
+      await sink.write([built.encodeRecord(built.rowId(1), request({ requestId: 'first' }))]);
       expect((await store.requests({})).requests.map((r) => r.requestId)).toEqual(['first']);
 
       const other = new BetterSqlite3(file);
       other.exec('BEGIN EXCLUSIVE');
-      await expect(sink.write([{ id: built.rowId(2), record: request({ requestId: 'locked' }) }])).rejects.toThrow(/locked/);
+      await expect(sink.write([built.encodeRecord(built.rowId(2), request({ requestId: 'locked' }))])).rejects.toThrow(/locked/);
       other.exec('ROLLBACK');
       other.close();
-      await sink.write([{ id: built.rowId(3), record: request({ requestId: 'after' }) }]);
+      await sink.write([built.encodeRecord(built.rowId(3), request({ requestId: 'after' }))]);
       expect((await store.requests({})).requests.map((r) => r.requestId).sort()).toEqual(['after', 'first']);
     } finally {
       await sink.close();

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { BatchSink } from './batch-writer.js';
 import type { StoreLocation } from './connections.js';
-import type { WriteReply } from './write-worker.js';
-import type { IdentifiedRecord } from './write-records.js';
+import type { WriteReply, WriteRequest } from './write-worker.js';
+import { joinBatch, type EncodedRecord } from './encoded-record.js';
 
 const WORKER_FILE = new URL('./write-worker.js', import.meta.url);
 
@@ -26,12 +26,12 @@ export class WorkerSink implements BatchSink {
 
   constructor(private readonly location: StoreLocation) {}
 
-  write(batch: readonly IdentifiedRecord[]): Promise<void> {
+  write(batch: readonly EncodedRecord[]): Promise<void> {
     const worker = this.ensureWorker();
     const seq = ++this.seq;
     return new Promise<void>((resolve, reject) => {
       this.pending = { seq, resolve, reject };
-      worker.postMessage({ seq, batch });
+      worker.postMessage({ seq, batch: joinBatch(batch) } satisfies WriteRequest);
     });
   }
 

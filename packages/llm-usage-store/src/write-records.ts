@@ -4,19 +4,21 @@
  * retrying a batch whose commit was in fact applied writes nothing twice.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import { addToRollups, rollupsOf } from './rollups.js';
-import type { UsageAttemptsTable, UsageDatabase, UsageRequestsTable } from './schema.js';
-import type { RequestRecord } from './types.js';
-
-export interface IdentifiedRecord {
-  /** Unique row id, assigned when the record is queued. */
-  readonly id: string;
-  readonly record: RequestRecord;
-}
-
-type RequestRow = Selectable<UsageRequestsTable>;
-type AttemptRow = Selectable<UsageAttemptsTable>;
+import type { Kysely, Transaction } from 'kysely';
+import {
+  ATTEMPT_COLUMNS,
+  REQUEST_COLUMNS,
+  attemptMeasuresOf,
+  attemptRowOf,
+  decodeBatch,
+  requestMeasuresOf,
+  requestRowOf,
+  type AttemptValues,
+  type EncodedRecord,
+  type RequestValues,
+} from './encoded-record.js';
+import { addToRollups, rollupsOf, type AttemptMeasures, type RequestMeasures } from './rollups.js';
+import type { UsageDatabase } from './schema.js';
 
 // Bound parameters per statement stay below PostgreSQL's 65 535.
 const REQUEST_ROWS_PER_INSERT = 500; // × 24 columns
@@ -30,15 +32,10 @@ const ATTEMPT_ROWS_PER_INSERT = 1_000; // × 19 columns
  * ten times more on the writer's thread, which competes with the request
  * thread for the machine's cores.
  */
-export async function writeRecords(db: Kysely<UsageDatabase>, batch: readonly IdentifiedRecord[], sqlite: BetterSqlite3.Database | undefined): Promise<void> {
+export async function writeRecords(db: Kysely<UsageDatabase>, batch: readonly EncodedRecord[] | string, sqlite: BetterSqlite3.Database | undefined): Promise<void> {
   if (batch.length === 0) return;
-  const requests: RequestRow[] = [];
-  const attempts: AttemptRow[] = [];
-  for (const { id, record } of batch) {
-    const { requestRow, attemptRows } = toRows(id, record);
-    requests.push(requestRow);
-    for (const row of attemptRows) attempts.push(row);
-  }
+  const { requests, attempts } = decodeBatch(batch);
+  if (requests.length === 0) return;
   await db.transaction().execute(async (tx) => {
     // Only rows stored now count in the rollups: a retried batch whose first try was in fact committed adds nothing.
     const stored = sqlite !== undefined ? insertSqlite(sqlite, requests, attempts) : await insertPostgres(tx, requests, attempts);
@@ -46,30 +43,36 @@ export async function writeRecords(db: Kysely<UsageDatabase>, batch: readonly Id
   });
 }
 
+/** What the rows stored now add to the rollups. */
 interface Stored {
-  readonly requests: RequestRow[];
-  readonly attempts: AttemptRow[];
+  readonly requests: RequestMeasures[];
+  readonly attempts: AttemptMeasures[];
 }
 
+const REQUEST_ID = REQUEST_COLUMNS.indexOf('id');
+const ATTEMPT_REQUEST_ID = ATTEMPT_COLUMNS.indexOf('request_row_id');
+
 /** Runs inside the transaction kysely opened on this same connection (its mutex keeps other queries out). */
-function insertSqlite(database: BetterSqlite3.Database, requests: RequestRow[], attempts: AttemptRow[]): Stored {
+function insertSqlite(database: BetterSqlite3.Database, requests: RequestValues[], attempts: AttemptValues[]): Stored {
   const { insertRequest, insertAttempt } = statementsOf(database);
   const storedIds = new Set<string>();
   const stored: Stored = { requests: [], attempts: [] };
-  for (const row of requests) {
-    if (insertRequest.run(REQUEST_COLUMNS.map((c) => row[c])).changes === 0) continue;
-    storedIds.add(row.id);
-    stored.requests.push(row);
+  for (const values of requests) {
+    if (insertRequest.run(values).changes === 0) continue;
+    storedIds.add(values[REQUEST_ID] as string);
+    stored.requests.push(requestMeasuresOf(values));
   }
-  for (const row of attempts) {
-    if (!storedIds.has(row.request_row_id)) continue;
-    insertAttempt.run(ATTEMPT_COLUMNS.map((c) => row[c]));
-    stored.attempts.push(row);
+  for (const values of attempts) {
+    if (!storedIds.has(values[ATTEMPT_REQUEST_ID] as string)) continue;
+    insertAttempt.run(values);
+    stored.attempts.push(attemptMeasuresOf(values));
   }
   return stored;
 }
 
-async function insertPostgres(tx: Transaction<UsageDatabase>, requests: RequestRow[], attempts: AttemptRow[]): Promise<Stored> {
+async function insertPostgres(tx: Transaction<UsageDatabase>, requestValues: RequestValues[], attemptValues: AttemptValues[]): Promise<Stored> {
+  const requests = requestValues.map(requestRowOf);
+  const attempts = attemptValues.map(attemptRowOf);
   const storedIds = new Set<string>();
   for (let i = 0; i < requests.length; i += REQUEST_ROWS_PER_INSERT) {
     const inserted = await tx
@@ -80,7 +83,7 @@ async function insertPostgres(tx: Transaction<UsageDatabase>, requests: RequestR
       .execute();
     for (const { id } of inserted) storedIds.add(id);
   }
-  const stored: Stored = { requests: requests.filter((r) => storedIds.has(r.id)), attempts: attempts.filter((a) => storedIds.has(a.request_row_id)) };
+  const stored = { requests: requests.filter((r) => storedIds.has(r.id)), attempts: attempts.filter((a) => storedIds.has(a.request_row_id)) };
   for (let i = 0; i < stored.attempts.length; i += ATTEMPT_ROWS_PER_INSERT) {
     await tx
       .insertInto('usage_attempts')
@@ -90,16 +93,6 @@ async function insertPostgres(tx: Transaction<UsageDatabase>, requests: RequestR
   }
   return stored;
 }
-
-const REQUEST_COLUMNS = [
-  'id', 'request_id', 'ts', 'key_fingerprint', 'alias', 'model', 'target', 'provider', 'status', 'code', 'stream', 'priority',
-  'attempt_count', 'plan', 'duration_ms', 'ttfb_ms', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'cost_usd',
-  'failovers', 'rescued', 'flagged', 'replica',
-] as const satisfies readonly (keyof UsageRequestsTable)[];
-const ATTEMPT_COLUMNS = [
-  'request_row_id', 'position', 'ts', 'alias', 'target', 'provider', 'model', 'outcome', 'reason', 'upstream_status',
-  'duration_ms', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'cost_usd', 'failed_over', 'final', 'rescue', 'ttfb_ms',
-] as const satisfies readonly (keyof UsageAttemptsTable)[];
 
 const statements = new WeakMap<BetterSqlite3.Database, { insertRequest: BetterSqlite3.Statement; insertAttempt: BetterSqlite3.Statement }>();
 
@@ -115,68 +108,4 @@ function statementsOf(database: BetterSqlite3.Database): { insertRequest: Better
     statements.set(database, s);
   }
   return s;
-}
-
-function toRows(
-  id: string,
-  r: RequestRecord,
-): { requestRow: RequestRow; attemptRows: AttemptRow[] } {
-  const failovers = r.attempts.filter((a) => a.failedOver).length;
-  const rescued = failovers > 0 && r.status < 400 ? 1 : 0;
-  const last = r.attempts.length - 1;
-  let failedOverBefore = false;
-  const attemptRows = r.attempts.map((a, index): AttemptRow => {
-    const rescue = a.outcome === 'ok' && failedOverBefore ? 1 : 0;
-    if (a.failedOver) failedOverBefore = true;
-    return {
-      request_row_id: id,
-      position: a.position,
-      ts: r.time,
-      alias: r.alias,
-      target: a.target,
-      provider: a.provider,
-      model: a.model,
-      outcome: a.outcome,
-      reason: a.reason,
-      upstream_status: a.upstreamStatus,
-      duration_ms: a.durationMs,
-      prompt_tokens: a.promptTokens,
-      completion_tokens: a.completionTokens,
-      cached_tokens: a.cachedTokens,
-      cost_usd: a.costUsd,
-      failed_over: a.failedOver ? 1 : 0,
-      final: index === last && !a.failedOver ? 1 : 0,
-      rescue,
-      ttfb_ms: index === last ? r.ttfbMs : null,
-    };
-  });
-  return {
-    requestRow: {
-      id,
-      request_id: r.requestId,
-      ts: r.time,
-      key_fingerprint: r.keyFingerprint,
-      alias: r.alias,
-      model: r.model,
-      target: r.target,
-      provider: r.provider,
-      status: r.status,
-      code: r.code,
-      stream: r.stream ? 1 : 0,
-      priority: r.priority,
-      attempt_count: r.attemptCount,
-      plan: JSON.stringify(r.plan),
-      duration_ms: r.durationMs,
-      ttfb_ms: r.ttfbMs,
-      prompt_tokens: r.promptTokens,
-      completion_tokens: r.completionTokens,
-      cached_tokens: r.cachedTokens,
-      cost_usd: r.costUsd,
-      failovers,
-      rescued,
-      flagged: r.status >= 400 || failovers > 0 ? 1 : 0,
-      replica: r.replica,
-    },
-    attemptRows,
-  };
 }

@@ -8,11 +8,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StoreLocation } from './connections.js';
 import { UsageStore } from './usage-store.js';
-import type { IdentifiedRecord } from './write-records.js';
 
 export interface WriteRequest {
   readonly seq: number;
-  readonly batch: readonly IdentifiedRecord[];
+  /** The batch's encoded records as one JSON array text (`joinBatch`). */
+  readonly batch: string;
 }
 
 export type WriteReply = { readonly seq: number; readonly ok: true } | { readonly seq: number; readonly ok: false; readonly message: string };

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, waitUntil, type FakeUpstream } from '@mana/llm-testkit';
-import { rowId, UsageStore, type RequestRecord } from '@mana/llm-usage-store';
+import { encodeRecord, rowId, UsageStore, type RequestRecord } from '@mana/llm-usage-store';
 import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 import { ADMIN, admin } from './usage-client.js';
 
@@ -62,8 +62,8 @@ async function dataDirWithHistory(): Promise<string> {
   const store = new UsageStore({ location: { kind: 'sqlite', file: join(dir, 'usage.sqlite') } });
   const now = Date.now();
   await store.write([
-    { id: rowId(now - 3 * HOUR), record: record('three-hours-ago', now - 3 * HOUR) },
-    { id: rowId(now - 60_000), record: record('a-minute-ago', now - 60_000) },
+    encodeRecord(rowId(now - 3 * HOUR), record('three-hours-ago', now - 3 * HOUR)),
+    encodeRecord(rowId(now - 60_000), record('a-minute-ago', now - 60_000)),
   ]);
   await store.close();
   return dir;
