@@ -20,7 +20,9 @@
 // `apps/` and `packages/` of the "before" checkout aside, link its
 // `node_modules`, and alternate runs of both).
 //
-// Prints CPU per request: the whole process (all threads, from /proc), the
+// Prints the usage events the gateway dropped during the run (a recording that
+// falls behind drops them, and a run that drops did less work than it claims),
+// the resident memory at the end, and CPU per request: the whole process (all threads, from /proc), the
 // main thread (the profile's non-idle samples), and the main thread split by
 // cost (self time grouped by library / our source file), the functions with
 // the most self time, and our own functions with the most inclusive time.
@@ -104,6 +106,7 @@ const userUs = ((cpuAfter.user - cpuBefore.user) * 1_000) / done;
 const systemUs = ((cpuAfter.system - cpuBefore.system) * 1_000) / done;
 // Recording that falls behind drops events (counted, never waits): a run that drops did less work than it claims.
 const dropped = floor || usageOff ? undefined : await usageEventsDropped(target.url);
+const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${target.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 client.close();
 await target.stop();
 await upstream.stop();
@@ -115,7 +118,7 @@ async function usageEventsDropped(url) {
 
 const what = `${floor ? 'the Node floor' : `our gateway${usageOff ? ' (--usage off)' : ''}${main === undefined ? '' : ` (${main})`}`}, ${stream ? 'streaming' : 'non-streaming'}`;
 const load = `${sequential ? `${done} sequential requests` : `autocannon, ${connections} connections, ${durationS} s: ${done} requests`}${dropped === undefined ? '' : `, ${dropped} usage events dropped`}`;
-const cpuLine = `CPU per request: ${(userUs + systemUs).toFixed(1)} µs whole process, all threads (${userUs.toFixed(1)} user + ${systemUs.toFixed(1)} system)`;
+const cpuLine = `CPU per request: ${(userUs + systemUs).toFixed(1)} µs whole process, all threads (${userUs.toFixed(1)} user + ${systemUs.toFixed(1)} system); RSS at the end ${rssMb.toFixed(0)} MB`;
 if (!profiling) {
   process.stdout.write(`${what}; ${load}; ${reqPerSec.toFixed(0)} req/s\n${cpuLine}\n`);
   rmSync(tmp, { recursive: true, force: true });

@@ -24,7 +24,18 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-const SQLITE_CACHE_KIB = 32_768; // 32 MB page cache, at most
+/**
+ * Page cache per connection, at most. Queries read the recent part of the
+ * indexes and sort percentiles in memory: 32 MB. The writer's connection only
+ * appends (row ids, times and rollup keys grow), so the pages it touches are the
+ * rightmost path of each B-tree: SQLite's default 2 MB holds them, and the 30 MB
+ * more it would fill with pages written once and never read again are resident
+ * memory of the gateway process.
+ */
+const SQLITE_CACHE_KIB = { queries: 32_768, writes: 2_048 } as const;
+
+/** What a connection is for: sizes its cache. */
+export type ConnectionRole = keyof typeof SQLITE_CACHE_KIB;
 const POSTGRES_POOL_SIZE = 4;
 const POSTGRES_CONNECT_TIMEOUT_MS = 2_000; // 2 s: a stopped server is noticed quickly
 const POSTGRES_STATEMENT_TIMEOUT_MS = 10_000; // 10 s: no query holds a pooled connection longer
@@ -34,8 +45,8 @@ const POSTGRES_IDLE_TIMEOUT_MS = 10_000; // 10 s
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
-export async function openConnection(location: StoreLocation, onBackgroundError: (error: Error) => void): Promise<Connection> {
-  const connection = location.kind === 'sqlite' ? openSqlite(location.file) : openPostgres(location.url, onBackgroundError);
+export async function openConnection(location: StoreLocation, onBackgroundError: (error: Error) => void, role: ConnectionRole = 'queries'): Promise<Connection> {
+  const connection = location.kind === 'sqlite' ? openSqlite(location.file, role) : openPostgres(location.url, onBackgroundError);
   try {
     const { error } = await new Migrator({ db: connection.db, provider: migrationProvider, allowUnorderedMigrations: true }).migrateToLatest();
     if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
@@ -46,7 +57,7 @@ export async function openConnection(location: StoreLocation, onBackgroundError:
   return connection;
 }
 
-function openSqlite(file: string): Connection {
+function openSqlite(file: string, role: ConnectionRole): Connection {
   mkdirSync(dirname(file), { recursive: true });
   const database = new BetterSqlite3(file);
   try {
@@ -58,9 +69,7 @@ function openSqlite(file: string): Connection {
     // better-sqlite3 is synchronous: waiting for a lock would block the event
     // loop, i.e. every request. Fail at once instead; the writer retries later.
     database.pragma('busy_timeout = 0');
-    // A page cache that holds the recent part of the indexes (the default is 2 MB),
-    // and sorts for the summary's percentiles in memory rather than in temp files.
-    database.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+    database.pragma(`cache_size = -${SQLITE_CACHE_KIB[role]}`);
     database.pragma('temp_store = MEMORY');
   } catch (error) {
     database.close();

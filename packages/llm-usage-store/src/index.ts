@@ -1,7 +1,7 @@
 export { UsageStore } from './usage-store.js';
 export type { UsageStoreOptions } from './usage-store.js';
 export { openConnection } from './connections.js';
-export type { Connection, StoreLocation } from './connections.js';
+export type { Connection, ConnectionRole, StoreLocation } from './connections.js';
 export type { HealthTransitionsTable, SharedConfigTable, UsageDatabase } from './schema.js';
 export {
   BatchWriter,

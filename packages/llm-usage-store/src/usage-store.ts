@@ -13,7 +13,7 @@ import {
   type ConfigVersionPage,
   type ConfigVersionWithPredecessor,
 } from './config-versions.js';
-import { openConnection, type Connection, type StoreLocation } from './connections.js';
+import { openConnection, type Connection, type ConnectionRole, type StoreLocation } from './connections.js';
 import { pruneBefore, refreshStatistics } from './prune.js';
 import { queryRequests } from './query-requests.js';
 import { querySummary } from './query-summary.js';
@@ -27,6 +27,8 @@ export interface UsageStoreOptions {
   readonly location: StoreLocation;
   /** Errors that happen outside any call (an idle PostgreSQL connection dropped). */
   readonly onBackgroundError?: (error: Error) => void;
+  /** `writes` for a store that only writes batches (the worker's): a small page cache. Default `queries`. */
+  readonly role?: ConnectionRole;
 }
 
 export class UsageStore {
@@ -121,7 +123,7 @@ export class UsageStore {
       if (current !== undefined && current.stillValid()) return current;
       await this.drop();
     }
-    const opening = openConnection(this.options.location, (error) => this.options.onBackgroundError?.(error));
+    const opening = openConnection(this.options.location, (error) => this.options.onBackgroundError?.(error), this.options.role);
     this.connection = opening;
     try {
       return await opening;

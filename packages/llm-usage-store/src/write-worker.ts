@@ -19,7 +19,7 @@ export type WriteReply = { readonly seq: number; readonly ok: true } | { readonl
 
 if (parentPort !== null) {
   const port = parentPort;
-  const store = new UsageStore({ location: (workerData as { location: StoreLocation }).location, onBackgroundError: () => undefined });
+  const store = new UsageStore({ location: (workerData as { location: StoreLocation }).location, role: 'writes', onBackgroundError: () => undefined });
   // One batch at a time, in order: the main thread's writer never sends a second before the first is answered.
   port.on('message', (request: WriteRequest) => {
     store.write(request.batch).then(
