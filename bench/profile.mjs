@@ -33,6 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createClient } from './lib/http-client.mjs';
 import { runLoad } from './lib/run-load.mjs';
+import { usageEventsDropped } from './lib/gateway-metrics.mjs';
 import { UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
 import { repoRoot, startFloorProxy, startManaGateway, startUpstream } from './lib/procs.mjs';
 
@@ -104,17 +105,11 @@ const wallMs = performance.now() - started;
 const cpuAfter = cpuMs(target.pid);
 const userUs = ((cpuAfter.user - cpuBefore.user) * 1_000) / done;
 const systemUs = ((cpuAfter.system - cpuBefore.system) * 1_000) / done;
-// Recording that falls behind drops events (counted, never waits): a run that drops did less work than it claims.
 const dropped = floor || usageOff ? undefined : await usageEventsDropped(target.url);
 const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${target.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 client.close();
 await target.stop();
 await upstream.stop();
-
-async function usageEventsDropped(url) {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/^mana_llm_usage_events_dropped_total (\S+)$/m.exec(text)?.[1] ?? 0);
-}
 
 const what = `${floor ? 'the Node floor' : `our gateway${usageOff ? ' (--usage off)' : ''}${main === undefined ? '' : ` (${main})`}`}, ${stream ? 'streaming' : 'non-streaming'}`;
 const load = `${sequential ? `${done} sequential requests` : `autocannon, ${connections} connections, ${durationS} s: ${done} requests`}${dropped === undefined ? '' : `, ${dropped} usage events dropped`}`;

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from './lib/http-client.mjs';
 import { runLoad } from './lib/run-load.mjs';
+import { usageEventsDropped } from './lib/gateway-metrics.mjs';
 import { addedLatency, interleavedRounds } from './lib/latency.mjs';
 import { dashboardUnavailable, openDashboard } from './lib/dashboard.mjs';
 import { failoverCost } from './lib/failover.mjs';
@@ -235,6 +236,7 @@ async function main() {
         log(`throughput: ${target.name} at ${SIZES.rate} req/s (${SIZES.loadS} s)…`);
         const fixed = await runLoad({ mode: 'rate', url: target.url, headers: target.headers, body, rate: SIZES.rate, durationS: SIZES.loadS });
         results.throughput[target.name] = { max, fixed };
+        if (target.name === 'ours') results.throughput.ours.usageEventsDropped = await usageEventsDropped(ours.url);
       }
     }
 
@@ -246,7 +248,7 @@ async function main() {
       results.usageRecording = { ...rec, maxRequestsPerSec: tOn && tOff ? { on: tOn, off: tOff, change: tOn / tOff - 1 } : undefined };
       const parts = [];
       if (rec) parts.push(`median added ${rec.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ${rec.streamLastByteAddedMs.median.toFixed(3)} ms streaming (paired per round)`);
-      if (tOn && tOff) parts.push(`max ${Math.round(tOn)} vs ${Math.round(tOff)} req/s (${((tOn / tOff - 1) * 100).toFixed(1)} %)`);
+      if (tOn && tOff) parts.push(`max ${Math.round(tOn)} vs ${Math.round(tOff)} req/s (${((tOn / tOff - 1) * 100).toFixed(1)} %), ${results.throughput.ours.usageEventsDropped} usage events dropped`);
       const line = `usage recording on vs --usage off (goal: ≤ 0.02 ms median, ≥ −5 % max throughput): ${parts.join('; ')}`;
       results.notes.push(line);
       log(line);
