@@ -1,5 +1,5 @@
 export { UsageStore } from './usage-store.js';
-export type { UsageStoreOptions } from './usage-store.js';
+export type { Housekeeping, UsageStoreOptions } from './usage-store.js';
 export { openConnection } from './connections.js';
 export type { Connection, ConnectionRole, StoreLocation } from './connections.js';
 export type { HealthTransitionsTable, SharedConfigTable, UsageDatabase } from './schema.js';

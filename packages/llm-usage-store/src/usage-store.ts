@@ -23,6 +23,13 @@ import { isUsageQueryError } from './usage-query-error.js';
 import type { EncodedRecord } from './encoded-record.js';
 import { writeRecords } from './write-records.js';
 
+/** Retention and planner statistics: run by the store itself, or handed to its writer thread (`WorkerSink`). */
+export interface Housekeeping {
+  /** Deletes what is older than `cutoff` (epoch ms, rounded down to the hour); returns the request records deleted. */
+  prune(cutoff: number): Promise<number>;
+  refreshStatistics(): Promise<void>;
+}
+
 export interface UsageStoreOptions {
   readonly location: StoreLocation;
   /** Errors that happen outside any call (an idle PostgreSQL connection dropped). */
@@ -31,7 +38,7 @@ export interface UsageStoreOptions {
   readonly role?: ConnectionRole;
 }
 
-export class UsageStore {
+export class UsageStore implements Housekeeping {
   readonly kind: StoreLocation['kind'];
   private connection: Promise<Connection> | undefined;
   private closed = false;

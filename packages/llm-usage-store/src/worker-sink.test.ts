@@ -36,4 +36,34 @@ describe('worker sink (built)', () => {
       await store.close();
     }
   });
+
+  it('runs retention and the statistics refresh on its own thread, beside batch writes', async () => {
+    const pruneFile = join(dir, 'prune.sqlite');
+    const sink = new built.WorkerSink({ kind: 'sqlite', file: pruneFile });
+    const store = new built.UsageStore({ location: { kind: 'sqlite', file: pruneFile } });
+    const HOUR = 3_600_000;
+    const now = Date.UTC(2026, 10, 30, 12, 0, 0);
+    try {
+      await sink.write([
+        built.encodeRecord(built.rowId(now - 3 * HOUR), request({ requestId: 'old', time: now - 3 * HOUR })),
+        built.encodeRecord(built.rowId(now), request({ requestId: 'new', time: now })),
+      ]);
+      const [deleted] = await Promise.all([
+        sink.prune(now - HOUR),
+        sink.write([built.encodeRecord(built.rowId(now + 1), request({ requestId: 'during', time: now + 1 }))]),
+      ]);
+      expect(deleted).toBe(1);
+      await sink.refreshStatistics();
+      expect((await store.requests({})).requests.map((r) => r.requestId).sort()).toEqual(['during', 'new']);
+      const analyzed = new BetterSqlite3(pruneFile, { readonly: true });
+      try {
+        expect((analyzed.prepare("SELECT count(*) AS n FROM sqlite_stat1 WHERE tbl = 'usage_requests'").get() as { n: number }).n).toBeGreaterThan(0);
+      } finally {
+        analyzed.close();
+      }
+    } finally {
+      await sink.close();
+      await store.close();
+    }
+  });
 });

@@ -1,16 +1,19 @@
 /**
- * A BatchSink that hands each batch to a worker thread (`write-worker.ts`), so
- * the database work of a write never runs on the event loop that serves
- * requests. A worker that dies fails the pending batch (the writer retries it)
- * and is started again on the next write.
+ * A BatchSink that hands each batch, and the store's housekeeping (retention,
+ * planner statistics), to a worker thread (`write-worker.ts`), so no database
+ * work of the recording side ever runs on the event loop that serves requests.
+ * A worker that dies fails what it was doing (the writer retries a batch, the
+ * next housekeeping run comes within the hour) and is started again on the
+ * next call.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { BatchSink } from './batch-writer.js';
 import type { StoreLocation } from './connections.js';
-import type { WriteReply, WriteRequest } from './write-worker.js';
 import { joinBatch, type EncodedRecord } from './encoded-record.js';
+import type { Housekeeping } from './usage-store.js';
+import type { WorkReply, WorkRequest } from './write-worker.js';
 
 const WORKER_FILE = new URL('./write-worker.js', import.meta.url);
 
@@ -27,20 +30,25 @@ export function workerAvailable(): boolean {
   return existsSync(fileURLToPath(WORKER_FILE));
 }
 
-export class WorkerSink implements BatchSink {
+type Work = WorkRequest extends infer R ? (R extends { seq: number } ? Omit<R, 'seq'> : never) : never;
+
+export class WorkerSink implements BatchSink, Housekeeping {
   private worker: Worker | undefined;
   private seq = 0;
-  private pending: { seq: number; resolve: () => void; reject: (error: Error) => void } | undefined;
+  private readonly pending = new Map<number, { resolve: (value: number | undefined) => void; reject: (error: Error) => void }>();
 
   constructor(private readonly location: StoreLocation) {}
 
-  write(batch: readonly EncodedRecord[]): Promise<void> {
-    const worker = this.ensureWorker();
-    const seq = ++this.seq;
-    return new Promise<void>((resolve, reject) => {
-      this.pending = { seq, resolve, reject };
-      worker.postMessage({ seq, batch: joinBatch(batch) } satisfies WriteRequest);
-    });
+  async write(batch: readonly EncodedRecord[]): Promise<void> {
+    await this.send({ kind: 'write', batch: joinBatch(batch) });
+  }
+
+  async prune(cutoff: number): Promise<number> {
+    return (await this.send({ kind: 'prune', cutoff })) ?? 0;
+  }
+
+  async refreshStatistics(): Promise<void> {
+    await this.send({ kind: 'statistics' });
   }
 
   async close(): Promise<void> {
@@ -49,23 +57,32 @@ export class WorkerSink implements BatchSink {
     await worker?.terminate();
   }
 
+  private send(work: Work): Promise<number | undefined> {
+    const worker = this.ensureWorker();
+    const seq = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending.set(seq, { resolve, reject });
+      worker.postMessage({ seq, ...work } satisfies WorkRequest);
+    });
+  }
+
   private ensureWorker(): Worker {
     if (this.worker !== undefined) return this.worker;
     const worker = new Worker(WORKER_FILE, { workerData: { location: this.location }, resourceLimits: WORKER_LIMITS });
     // The worker does not keep the process alive; shutdown closes it after the last flush.
     worker.unref();
-    worker.on('message', (reply: WriteReply) => {
-      const pending = this.pending;
-      if (pending === undefined || pending.seq !== reply.seq) return;
-      this.pending = undefined;
-      if (reply.ok) pending.resolve();
+    worker.on('message', (reply: WorkReply) => {
+      const pending = this.pending.get(reply.seq);
+      if (pending === undefined) return;
+      this.pending.delete(reply.seq);
+      if (reply.ok) pending.resolve(reply.value);
       else pending.reject(new Error(reply.message));
     });
     const gone = (error: Error) => {
       if (this.worker === worker) this.worker = undefined;
-      const pending = this.pending;
-      this.pending = undefined;
-      pending?.reject(error);
+      const failed = [...this.pending.values()];
+      this.pending.clear();
+      for (const pending of failed) pending.reject(error);
     };
     worker.on('error', gone);
     worker.on('exit', (code) => gone(new Error(`usage write worker exited (code ${code})`)));

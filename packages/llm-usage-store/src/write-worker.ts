@@ -1,30 +1,43 @@
 /**
- * The usage store's writes, on a worker thread: better-sqlite3 is synchronous,
- * and building and running a batch's INSERTs takes tens of milliseconds — on the
- * main thread that would stall every request each time a batch is written. Here
- * it stalls nobody. The worker owns its own store (and connection); the main
- * thread keeps one for queries.
+ * The usage store's writes and housekeeping, on a worker thread:
+ * better-sqlite3 is synchronous, and a batch's INSERTs take tens of
+ * milliseconds, a first statistics refresh of a large file hundreds — on the
+ * main thread each would stall every request in flight. Here they stall
+ * nobody. The worker owns its own store (and connection); the main thread
+ * keeps one for queries.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StoreLocation } from './connections.js';
 import { UsageStore } from './usage-store.js';
 
-export interface WriteRequest {
-  readonly seq: number;
-  /** The batch's encoded records as one JSON array text (`joinBatch`). */
-  readonly batch: string;
-}
+export type WorkRequest =
+  | { readonly seq: number; readonly kind: 'write'; /** The batch's encoded records as one JSON array text (`joinBatch`). */ readonly batch: string }
+  | { readonly seq: number; readonly kind: 'prune'; readonly cutoff: number }
+  | { readonly seq: number; readonly kind: 'statistics' };
 
-export type WriteReply = { readonly seq: number; readonly ok: true } | { readonly seq: number; readonly ok: false; readonly message: string };
+export type WorkReply =
+  | { readonly seq: number; readonly ok: true; /** Records deleted, for `prune`. */ readonly value?: number }
+  | { readonly seq: number; readonly ok: false; readonly message: string };
 
 if (parentPort !== null) {
   const port = parentPort;
   const store = new UsageStore({ location: (workerData as { location: StoreLocation }).location, role: 'writes', onBackgroundError: () => undefined });
-  // One batch at a time, in order: the main thread's writer never sends a second before the first is answered.
-  port.on('message', (request: WriteRequest) => {
-    store.write(request.batch).then(
-      () => port.postMessage({ seq: request.seq, ok: true } satisfies WriteReply),
-      (error: unknown) => port.postMessage({ seq: request.seq, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies WriteReply),
+  const perform = (request: WorkRequest): Promise<number | undefined> => {
+    switch (request.kind) {
+      case 'write':
+        return store.write(request.batch).then(() => undefined);
+      case 'prune':
+        return store.prune(request.cutoff);
+      case 'statistics':
+        return store.refreshStatistics().then(() => undefined);
+    }
+  };
+  // Batches arrive one at a time, in order (the main thread's writer waits for each answer);
+  // housekeeping may run beside one, each statement in its own transaction on this one connection.
+  port.on('message', (request: WorkRequest) => {
+    perform(request).then(
+      (value) => port.postMessage({ seq: request.seq, ok: true, ...(value === undefined ? {} : { value }) } satisfies WorkReply),
+      (error: unknown) => port.postMessage({ seq: request.seq, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies WorkReply),
     );
   });
 }

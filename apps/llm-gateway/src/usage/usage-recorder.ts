@@ -35,7 +35,7 @@ export interface UsageStatus extends BatchWriterStatus {
 }
 
 export class UsageRecorder {
-  /** For queries (the usage API) and retention; writes go through `sink`. */
+  /** For queries (the usage API); writes and retention go through `sink`. */
   readonly store: UsageStore;
   /** Batches are written on a worker thread (the built package), so no write ever runs on the request loop. */
   private readonly sink: WorkerSink | UsageStore;
@@ -129,8 +129,10 @@ export class UsageRecorder {
 
   private async prune(): Promise<void> {
     try {
-      const deleted = await this.store.prune(Date.now() - this.options.retentionMs());
-      await this.store.refreshStatistics();
+      // On the writer thread when there is one: a first statistics refresh of a large
+      // file reads it for hundreds of milliseconds, which on this thread would stall every request.
+      const deleted = await this.sink.prune(Date.now() - this.options.retentionMs());
+      await this.sink.refreshStatistics();
       if (deleted > 0) this.options.logger.info({ deleted }, 'usage records past retention deleted');
     } catch (error) {
       this.options.logger.warn({ err: { message: (error as Error).message } }, 'usage retention run failed');
