@@ -5,7 +5,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { createRouter, loadConfigFile, readConfigFile, type ReloadResult } from '@mana/llm-router';
+import { createRouter, loadConfigFile, readConfigFile, secretsPathFor, type ReloadResult } from '@mana/llm-router';
+import { removeStaleTempFiles } from './admin/atomic-write.js';
 import { ConfigStore } from './admin/config-store.js';
 import { DEFAULT_USAGE_RETENTION_MS, type GatewayOptions } from './cli.js';
 import type { GatewayContext, GatewayRouter, GatewayState } from './context.js';
@@ -137,6 +138,9 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     serial,
     (trigger) => history.appliedFile(RELOAD_SOURCES[trigger]),
   );
+  // Admin writes replace these files through temporary files; a process killed mid-write leaves one behind.
+  const staleTemps = [...(await removeStaleTempFiles(options.configPath)), ...(await removeStaleTempFiles(secretsPathFor(options.configPath)))];
+  if (staleTemps.length > 0) logger.info({ files: staleTemps }, 'temporary files of an interrupted config write removed');
   const configStore = new ConfigStore({
     path: options.configPath,
     env,

@@ -1,8 +1,9 @@
-import { chmod, mkdtemp, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { chmod, mkdtemp, readFile, readdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ReadOnlyError, assertWritable, writeFileAtomic } from './atomic-write.js';
+import { ReadOnlyError, STALE_TEMP_AGE_MS, assertWritable, removeStaleTempFiles, writeFileAtomic } from './atomic-write.js';
 
 async function dirWith(text?: string, mode = 0o640): Promise<{ dir: string; path: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'atomic-write-'));
@@ -52,5 +53,31 @@ describe('assertWritable', () => {
     const { dir, path } = await dirWith('old\n', 0o644);
     await expect(assertWritable(path)).resolves.toBeUndefined();
     await expect(assertWritable(join(dir, 'new.yaml'))).resolves.toBeUndefined();
+  });
+});
+
+describe('removeStaleTempFiles', () => {
+  it('deletes what a writer killed mid-write left, and nothing else', async () => {
+    const { dir, path } = await dirWith('kept\n');
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid; // exited by now
+    const old = (Date.now() - 2 * STALE_TEMP_AGE_MS) / 1000;
+    const files = {
+      stale: `.aliases.yaml.${deadPid}.0a1b2c3d.tmp`,
+      freshOfDeadWriter: `.aliases.yaml.${deadPid}.4e5f6a7b.tmp`, // a minute has not passed: maybe another host's write
+      oldOfLiveWriter: `.aliases.yaml.${process.pid}.8c9d0e1f.tmp`,
+      otherFile: `.other.yaml.${deadPid}.0a1b2c3d.tmp`,
+      unrelated: 'notes.tmp',
+    };
+    for (const [kind, name] of Object.entries(files)) {
+      await writeFile(join(dir, name), 'api_key: sk-half-written');
+      if (kind !== 'freshOfDeadWriter') await utimes(join(dir, name), old, old);
+    }
+    expect(await removeStaleTempFiles(path)).toEqual([files.stale]);
+    expect((await readdir(dir)).sort()).toEqual(['aliases.yaml', files.freshOfDeadWriter, files.oldOfLiveWriter, files.otherFile, files.unrelated].sort());
+    expect(await readFile(path, 'utf8')).toBe('kept\n');
+  });
+
+  it('a missing folder is no error', async () => {
+    expect(await removeStaleTempFiles('/nonexistent-folder-for-this-test/aliases.yaml')).toEqual([]);
   });
 });

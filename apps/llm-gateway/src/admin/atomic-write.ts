@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, chmod, open, rename, stat, unlink } from 'node:fs/promises';
+import { access, chmod, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export class ReadOnlyError extends Error {
@@ -15,6 +15,9 @@ export class ReadOnlyError extends Error {
 }
 
 const READ_ONLY_CODES = new Set(['EACCES', 'EPERM', 'EROFS']);
+const TEMP_SUFFIX = '.tmp';
+/** A write takes milliseconds: a temporary file this old was left by a process that died mid-write. */
+export const STALE_TEMP_AGE_MS = 60_000;
 
 /**
  * Throws ReadOnlyError when `path` may not be replaced: the file or its folder
@@ -56,7 +59,7 @@ export async function writeFileAtomic(path: string, text: string, options: Atomi
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
   let renamed = false;
   try {
     // 'wx': never follow or reuse an existing file; the mode is set before any byte is written.
@@ -86,4 +89,39 @@ async function syncFolder(folder: string): Promise<void> {
   if (handle === undefined) return;
   await handle.sync().catch(() => undefined);
   await handle.close();
+}
+
+/**
+ * Deletes the temporary files `writeFileAtomic` left next to `path` when a
+ * process was killed between creating one and renaming it (`kill -9`, power
+ * loss). They can hold a whole config, or the secrets file's API keys. Only
+ * files older than a minute whose writer is not running on this host are
+ * touched, so a replica writing the same folder at this moment keeps its own.
+ * Returns the names deleted; never throws (a folder it cannot read is skipped).
+ */
+export async function removeStaleTempFiles(path: string, now = Date.now()): Promise<string[]> {
+  const folder = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  const names = await readdir(folder).catch(() => [] as string[]);
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) continue;
+    const pid = Number(name.slice(prefix.length).split('.')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || processRunning(pid)) continue;
+    const file = join(folder, name);
+    const info = await stat(file).catch(() => undefined);
+    if (info === undefined || !info.isFile() || now - info.mtimeMs < STALE_TEMP_AGE_MS) continue;
+    if (await unlink(file).then(() => true, () => false)) removed.push(name);
+  }
+  return removed;
+}
+
+function processRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
+  }
 }

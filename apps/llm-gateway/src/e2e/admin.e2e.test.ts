@@ -2,10 +2,11 @@
  * The admin resource API end to end: the built gateway process, real HTTP,
  * and the config file read back from disk after each write.
  */
-import { chmod, readFile, readdir, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { chmod, readFile, readdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '@mana/llm-router';
+import { parseConfig, secretsPathFor } from '@mana/llm-router';
 import { refusingPort, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { aliasesYaml, chatOnce, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
@@ -303,6 +304,30 @@ describe('restart', () => {
       const res = await chatOnce(again.url, 'mana/team');
       expect(res.status).toBe(200);
       expect(res.headers.get('x-mana-llm-resolved')).toBe('ok/m');
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('a start removes the temporary files of a write killed before its rename (config and secrets), older than a minute', async () => {
+    const folder = dirname(gw.configPath);
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
+    const configTemp = `.${basename(gw.configPath)}.${deadPid}.0a1b2c3d.tmp`;
+    const secretsTemp = `.${basename(secretsPathFor(gw.configPath))}.${deadPid}.0a1b2c3d.tmp`;
+    const recentTemp = `.${basename(gw.configPath)}.${deadPid}.4e5f6a7b.tmp`;
+    const old = (Date.now() - 120_000) / 1000;
+    for (const name of [configTemp, secretsTemp, recentTemp]) await writeFile(join(folder, name), 'TEAM_KEY=sk-half-written-9931\n');
+    for (const name of [configTemp, secretsTemp]) await utimes(join(folder, name), old, old);
+    const again = await spawnGateway({ config: 'unused: true\n', args: ['--config', gw.configPath], env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY } });
+    try {
+      const left = await readdir(folder);
+      expect(left).not.toContain(configTemp);
+      expect(left).not.toContain(secretsTemp);
+      expect(left).toContain(recentTemp);
+      const line = again.logs.find((l) => l.msg === 'temporary files of an interrupted config write removed');
+      expect(line?.files).toEqual(expect.arrayContaining([configTemp, secretsTemp]));
+      expect(again.output()).not.toContain('sk-half-written-9931');
+      expect((await chatOnce(again.url, 'mana/team')).status).toBe(200);
     } finally {
       await again.stop();
     }
