@@ -43,6 +43,16 @@ export type AttemptValues = Value[];
  * here: `failovers`, `rescued` and `flagged` on the request, `final` and
  * `rescue` on each attempt, the request's time to first byte on its last attempt.
  */
+/** A number JSON can carry (`NaN` and `±Infinity` would arrive as null), else null: for nullable columns. */
+function finiteOrNull(value: number | null): number | null {
+  return value !== null && Number.isFinite(value) ? value : null;
+}
+
+/** For NOT NULL columns: a null there would fail the whole batch, and every retry of it. */
+function finiteOrZero(value: number): number {
+  return Number.isFinite(value) ? value : 0;
+}
+
 export function encodeRecord(id: string, r: RequestRecord): EncodedRecord {
   const attempts = r.attempts;
   const last = attempts.length - 1;
@@ -54,14 +64,15 @@ export function encodeRecord(id: string, r: RequestRecord): EncodedRecord {
     const rescue = a.outcome === 'ok' && failovers > 0 ? 1 : 0;
     if (a.failedOver) failovers++;
     rows.push([
-      id, a.position, r.time, r.alias, a.target, a.provider, a.model, a.outcome, a.reason, a.upstreamStatus,
-      a.durationMs, a.promptTokens, a.completionTokens, a.cachedTokens, a.costUsd, a.failedOver ? 1 : 0,
-      i === last && !a.failedOver ? 1 : 0, rescue, i === last ? r.ttfbMs : null,
+      id, finiteOrZero(a.position), finiteOrZero(r.time), r.alias, a.target, a.provider, a.model, a.outcome, a.reason, finiteOrNull(a.upstreamStatus),
+      finiteOrZero(a.durationMs), finiteOrNull(a.promptTokens), finiteOrNull(a.completionTokens), finiteOrNull(a.cachedTokens), finiteOrNull(a.costUsd), a.failedOver ? 1 : 0,
+      i === last && !a.failedOver ? 1 : 0, rescue, i === last ? finiteOrNull(r.ttfbMs) : null,
     ]);
   }
   rows[0] = [
-    id, r.requestId, r.time, r.keyFingerprint, r.alias, r.model, r.target, r.provider, r.status, r.code, r.stream ? 1 : 0, r.priority,
-    r.attemptCount, JSON.stringify(r.plan), r.durationMs, r.ttfbMs, r.promptTokens, r.completionTokens, r.cachedTokens, r.costUsd,
+    id, r.requestId, finiteOrZero(r.time), r.keyFingerprint, r.alias, r.model, r.target, r.provider, finiteOrZero(r.status), r.code, r.stream ? 1 : 0, r.priority,
+    finiteOrZero(r.attemptCount), JSON.stringify(r.plan), finiteOrZero(r.durationMs), finiteOrNull(r.ttfbMs),
+    finiteOrNull(r.promptTokens), finiteOrNull(r.completionTokens), finiteOrNull(r.cachedTokens), finiteOrNull(r.costUsd),
     failovers, failovers > 0 && r.status < 400 ? 1 : 0, r.status >= 400 || failovers > 0 ? 1 : 0, r.replica,
   ];
   return JSON.stringify(rows);

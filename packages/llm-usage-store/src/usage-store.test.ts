@@ -271,6 +271,16 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
     expect(summary.map((r) => [r.key, r.requests])).toEqual([['other', 1]]);
   });
 
+  it('a number JSON cannot carry (NaN, Infinity) never fails a batch: 0 where a value is required, null elsewhere', async () => {
+    const odd = request({ requestId: 'odd', durationMs: Number.NaN, promptTokens: Number.POSITIVE_INFINITY, attempts: [attempt(0, { durationMs: Number.POSITIVE_INFINITY, costUsd: Number.NaN })] });
+    await store.write(withIds([odd, request({ requestId: 'plain' })]));
+    const stored = (await store.requests({})).requests;
+    expect(stored.map((r) => r.requestId).sort()).toEqual(['odd', 'plain']);
+    const row = stored.find((r) => r.requestId === 'odd');
+    expect(row).toMatchObject({ durationMs: 0, promptTokens: null });
+    expect(row?.attempts[0]).toMatchObject({ durationMs: 0, costUsd: null });
+  });
+
   it('treats SQL metacharacters in every filter as plain text', async () => {
     await store.write(withIds([request({ requestId: 'x' })]));
     const nasty = `' OR 1=1; DROP TABLE usage_requests; --`;
