@@ -4,7 +4,7 @@
  * again after it broke, so the store recovers by itself from a database that
  * was down, locked or deleted.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   addConfigVersion,
   findConfigVersion,
@@ -107,6 +107,17 @@ export class UsageStore implements Housekeeping {
     await this.run((db) => refreshStatistics(db, this.kind));
   }
 
+  /**
+   * Makes this store's open connection use statistics another connection (the
+   * writer thread's) refreshed: SQLite loads them when a connection opens and
+   * when it runs ANALYZE itself, never because another connection did.
+   * Reads the statistics tables only.
+   */
+  async reloadStatistics(): Promise<void> {
+    if (this.kind !== 'sqlite') return; // PostgreSQL's planner reads its statistics from the server
+    await this.run((db) => sql`ANALYZE sqlite_schema`.execute(db));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await this.drop();
@@ -118,7 +129,8 @@ export class UsageStore implements Housekeeping {
       return await work(connection.db, connection);
     } catch (error) {
       // A caller's bad query says nothing about the connection; anything else may.
-      if (!isUsageQueryError(error) && this.kind === 'sqlite') await this.drop();
+      // Only the connection this work used: another call may have opened a new one meanwhile.
+      if (!isUsageQueryError(error) && this.kind === 'sqlite') await this.drop(connection);
       throw error;
     }
   }
@@ -140,11 +152,13 @@ export class UsageStore implements Housekeeping {
     }
   }
 
-  private async drop(): Promise<void> {
+  /** Closes the current connection, or only `used` if that is still the current one. */
+  private async drop(used?: Connection): Promise<void> {
     const current = this.connection;
-    this.connection = undefined;
     if (current === undefined) return;
     const connection = await current.catch(() => undefined);
+    if (used !== undefined && connection !== used) return;
+    if (this.connection === current) this.connection = undefined;
     await connection?.close().catch(() => undefined);
   }
 }

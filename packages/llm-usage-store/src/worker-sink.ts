@@ -35,7 +35,9 @@ type Work = WorkRequest extends infer R ? (R extends { seq: number } ? Omit<R, '
 export class WorkerSink implements BatchSink, Housekeeping {
   private worker: Worker | undefined;
   private seq = 0;
-  private readonly pending = new Map<number, { resolve: (value: number | undefined) => void; reject: (error: Error) => void }>();
+  /** Each entry remembers the worker it went to: only that worker's death fails it. */
+  private readonly pending = new Map<number, { worker: Worker; resolve: (value: number | undefined) => void; reject: (error: Error) => void }>();
+  private closed = false;
 
   constructor(private readonly location: StoreLocation) {}
 
@@ -51,17 +53,20 @@ export class WorkerSink implements BatchSink, Housekeeping {
     await this.send({ kind: 'statistics' });
   }
 
+  /** Stops the worker; later calls fail at once instead of starting another. */
   async close(): Promise<void> {
+    this.closed = true;
     const worker = this.worker;
     this.worker = undefined;
     await worker?.terminate();
   }
 
   private send(work: Work): Promise<number | undefined> {
+    if (this.closed) return Promise.reject(new Error('usage write worker closed'));
     const worker = this.ensureWorker();
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {
-      this.pending.set(seq, { resolve, reject });
+      this.pending.set(seq, { worker, resolve, reject });
       worker.postMessage({ seq, ...work } satisfies WorkRequest);
     });
   }
@@ -80,9 +85,11 @@ export class WorkerSink implements BatchSink, Housekeeping {
     });
     const gone = (error: Error) => {
       if (this.worker === worker) this.worker = undefined;
-      const failed = [...this.pending.values()];
-      this.pending.clear();
-      for (const pending of failed) pending.reject(error);
+      for (const [seq, pending] of this.pending) {
+        if (pending.worker !== worker) continue;
+        this.pending.delete(seq);
+        pending.reject(error);
+      }
     };
     worker.on('error', gone);
     worker.on('exit', (code) => gone(new Error(`usage write worker exited (code ${code})`)));
