@@ -16,6 +16,7 @@ import {
   type StoreLocation,
 } from '@mana/llm-usage-store';
 import type { Logger } from '../logging.js';
+import { retryWhileLocked } from './retry-while-locked.js';
 
 export const USAGE_DATABASE_FILE = 'usage.sqlite';
 const PRUNE_INTERVAL_MS = 3_600_000; // 1 h
@@ -100,7 +101,7 @@ export class UsageRecorder {
   recordConfig(input: ConfigVersionInput): void {
     this.configWrites = this.configWrites.then(
       () =>
-        this.store.addConfigVersion(input).then(
+        retryWhileLocked(() => this.store.addConfigVersion(input)).then(
           () => undefined,
           (error: Error) =>
             this.options.logger.warn({ version: input.version, source: input.source, err: { message: error.message } }, 'config version not recorded in the history'),
@@ -133,6 +134,8 @@ export class UsageRecorder {
       // file reads it for hundreds of milliseconds, which on this thread would stall every request.
       const deleted = await this.sink.prune(Date.now() - this.options.retentionMs());
       await this.sink.refreshStatistics();
+      if (this.sink !== this.store) await this.store.reloadStatistics(); // the query connection's planner
+
       if (deleted > 0) this.options.logger.info({ deleted }, 'usage records past retention deleted');
     } catch (error) {
       this.options.logger.warn({ err: { message: (error as Error).message } }, 'usage retention run failed');
