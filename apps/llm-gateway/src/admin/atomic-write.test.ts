@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdtemp, readFile, readdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, readdir, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -57,23 +57,27 @@ describe('assertWritable', () => {
 });
 
 describe('removeStaleTempFiles', () => {
-  it('deletes what a writer killed mid-write left, and nothing else', async () => {
+  it('deletes what a writer killed mid-write left a minute ago, whatever its pid, and nothing else', async () => {
     const { dir, path } = await dirWith('kept\n');
     const deadPid = spawnSync(process.execPath, ['-e', '']).pid; // exited by now
     const old = (Date.now() - 2 * STALE_TEMP_AGE_MS) / 1000;
     const files = {
       stale: `.aliases.yaml.${deadPid}.0a1b2c3d.tmp`,
-      freshOfDeadWriter: `.aliases.yaml.${deadPid}.4e5f6a7b.tmp`, // a minute has not passed: maybe another host's write
-      oldOfLiveWriter: `.aliases.yaml.${process.pid}.8c9d0e1f.tmp`,
+      // a container restarted with the same pid as the run that was killed
+      staleSamePid: `.aliases.yaml.${process.pid}.8c9d0e1f.tmp`,
+      recent: `.aliases.yaml.${deadPid}.4e5f6a7b.tmp`, // may be a write in progress elsewhere
       otherFile: `.other.yaml.${deadPid}.0a1b2c3d.tmp`,
+      lookalike: `.aliases.yaml.123.yaml.${deadPid}.0a1b2c3d.tmp`, // a temp of "aliases.yaml.123.yaml"
       unrelated: 'notes.tmp',
     };
     for (const [kind, name] of Object.entries(files)) {
       await writeFile(join(dir, name), 'api_key: sk-half-written');
-      if (kind !== 'freshOfDeadWriter') await utimes(join(dir, name), old, old);
+      if (kind !== 'recent') await utimes(join(dir, name), old, old);
     }
-    expect(await removeStaleTempFiles(path)).toEqual([files.stale]);
-    expect((await readdir(dir)).sort()).toEqual(['aliases.yaml', files.freshOfDeadWriter, files.oldOfLiveWriter, files.otherFile, files.unrelated].sort());
+    const link = `.aliases.yaml.${deadPid}.deadbeef.tmp`;
+    await symlink(join(dir, files.unrelated), join(dir, link));
+    expect((await removeStaleTempFiles(path)).sort()).toEqual([files.stale, files.staleSamePid].sort());
+    expect((await readdir(dir)).sort()).toEqual(['aliases.yaml', files.recent, files.otherFile, files.lookalike, files.unrelated, link].sort());
     expect(await readFile(path, 'utf8')).toBe('kept\n');
   });
 

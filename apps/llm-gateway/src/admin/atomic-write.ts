@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, chmod, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { access, chmod, lstat, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export class ReadOnlyError extends Error {
@@ -94,34 +94,29 @@ async function syncFolder(folder: string): Promise<void> {
 /**
  * Deletes the temporary files `writeFileAtomic` left next to `path` when a
  * process was killed between creating one and renaming it (`kill -9`, power
- * loss). They can hold a whole config, or the secrets file's API keys. Only
- * files older than a minute whose writer is not running on this host are
- * touched, so a replica writing the same folder at this moment keeps its own.
+ * loss, a container stopped mid-write). They can hold a whole config, or the
+ * secrets file's API keys. A write takes milliseconds, so a temporary file a
+ * minute old is abandoned, whoever made it: the age is the test, not the pid
+ * in its name (in a container every start may have the same pid, and another
+ * host sharing the folder has pids of its own). Only regular files named
+ * exactly as `writeFileAtomic` names them are touched, never a link.
  * Returns the names deleted; never throws (a folder it cannot read is skipped).
  */
 export async function removeStaleTempFiles(path: string, now = Date.now()): Promise<string[]> {
   const folder = dirname(path);
-  const prefix = `.${basename(path)}.`;
+  const pattern = new RegExp(`^\\.${escapeRegExp(basename(path))}\\.\\d+\\.[0-9a-f]{8}${escapeRegExp(TEMP_SUFFIX)}$`);
   const names = await readdir(folder).catch(() => [] as string[]);
   const removed: string[] = [];
   for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) continue;
-    const pid = Number(name.slice(prefix.length).split('.')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || processRunning(pid)) continue;
+    if (!pattern.test(name)) continue;
     const file = join(folder, name);
-    const info = await stat(file).catch(() => undefined);
+    const info = await lstat(file).catch(() => undefined);
     if (info === undefined || !info.isFile() || now - info.mtimeMs < STALE_TEMP_AGE_MS) continue;
     if (await unlink(file).then(() => true, () => false)) removed.push(name);
   }
   return removed;
 }
 
-function processRunning(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
-  }
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
