@@ -52,8 +52,10 @@ const main = option('main', undefined);
 const CLIENT_KEY = 'bench-client-key-not-secret';
 
 /** User and system CPU time of a process, all threads, in ms (Linux /proc; clock ticks are 10 ms). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+/** CPU time of a process (all threads), or with `thread` of one of its threads (the main thread's id is the pid). */
+function cpuMs(pid, thread) {
+  const file = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }; // fields 14 and 15 of stat(5)
 }
 
@@ -84,6 +86,7 @@ if (floor) {
 const client = createClient({ name: 'target', url: target.url, model, headers });
 for (let i = 0; i < 500; i += 1) await client.chat({ stream });
 const cpuBefore = cpuMs(target.pid);
+const mainBefore = cpuMs(target.pid, target.pid);
 const started = performance.now();
 let done;
 let reqPerSec;
@@ -103,8 +106,10 @@ if (sequential) {
 }
 const wallMs = performance.now() - started;
 const cpuAfter = cpuMs(target.pid);
+const mainAfter = cpuMs(target.pid, target.pid);
 const userUs = ((cpuAfter.user - cpuBefore.user) * 1_000) / done;
 const systemUs = ((cpuAfter.system - cpuBefore.system) * 1_000) / done;
+const mainThreadUs = ((mainAfter.user + mainAfter.system - mainBefore.user - mainBefore.system) * 1_000) / done;
 const dropped = floor || usageOff ? undefined : await usageEventsDropped(target.url);
 const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${target.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 client.close();
@@ -113,34 +118,40 @@ await upstream.stop();
 
 const what = `${floor ? 'the Node floor' : `our gateway${usageOff ? ' (--usage off)' : ''}${main === undefined ? '' : ` (${main})`}`}, ${stream ? 'streaming' : 'non-streaming'}`;
 const load = `${sequential ? `${done} sequential requests` : `autocannon, ${connections} connections, ${durationS} s: ${done} requests`}${dropped === undefined ? '' : `, ${dropped} usage events dropped`}`;
-const cpuLine = `CPU per request: ${(userUs + systemUs).toFixed(1)} µs whole process, all threads (${userUs.toFixed(1)} user + ${systemUs.toFixed(1)} system); RSS at the end ${rssMb.toFixed(0)} MB`;
+const cpuLine = `CPU per request: ${(userUs + systemUs).toFixed(1)} µs whole process, all threads (${userUs.toFixed(1)} user + ${systemUs.toFixed(1)} system), ${mainThreadUs.toFixed(1)} on the request thread; RSS at the end ${rssMb.toFixed(0)} MB`;
 if (!profiling) {
   process.stdout.write(`${what}; ${load}; ${reqPerSec.toFixed(0)} req/s\n${cpuLine}\n`);
   rmSync(tmp, { recursive: true, force: true });
   process.exit(0);
 }
-const file = readdirSync(tmp).find((f) => f.endsWith('.cpuprofile'));
-if (!file) throw new Error('no .cpuprofile written (did the process exit cleanly?)');
-const profile = JSON.parse(readFileSync(path.join(tmp, file), 'utf8'));
+// Node writes one profile per thread: CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile,
+// the main thread's id 0, the usage writer's a higher one.
+const threadOf = (name) => Number(name.split('.')[4]);
+const files = readdirSync(tmp)
+  .filter((f) => f.endsWith('.cpuprofile'))
+  .sort((a, b) => threadOf(a) - threadOf(b));
+if (files.length === 0) throw new Error('no .cpuprofile written (did the process exit cleanly?)');
+const file = files[0];
 
-// The measured window only: samples whose timestamp falls after the warm-up.
-const profileStart = profile.startTime; // µs, same clock as timeDeltas
-const windowEnd = profile.endTime - 500_000; // the last 0.5 s is shutdown
-const windowStart = windowEnd - wallMs * 1_000 + 500_000;
-const sampleIds = [];
-const sampleDeltas = [];
-{
-  let t = profileStart;
+/** Samples of `profile` that fall in the measured window (after the warm-up, before shutdown). */
+function measuredSamples(profile) {
+  const windowEnd = profile.endTime - 500_000; // the last 0.5 s is shutdown
+  const windowStart = windowEnd - wallMs * 1_000 + 500_000;
+  const ids = [];
+  const deltas = [];
+  let t = profile.startTime; // µs, same clock as timeDeltas
   for (let i = 0; i < profile.samples.length; i += 1) {
     t += profile.timeDeltas[i];
     if (t >= windowStart && t <= windowEnd) {
-      sampleIds.push(profile.samples[i]);
-      sampleDeltas.push(profile.timeDeltas[i]);
+      ids.push(profile.samples[i]);
+      deltas.push(profile.timeDeltas[i]);
     }
   }
+  return { ids, deltas, requests: done * ((windowEnd - windowStart) / 1_000 / wallMs) };
 }
-const windowRequests = done * ((windowEnd - windowStart) / 1_000 / wallMs);
 
+const profile = JSON.parse(readFileSync(path.join(tmp, file), 'utf8'));
+const { ids: sampleIds, deltas: sampleDeltas, requests: mainWindowRequests } = measuredSamples(profile);
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -202,7 +213,7 @@ for (let i = 0; i < sampleIds.length; i += 1) {
   for (const ik of keysOf(node.id)) inclusive.set(ik, (inclusive.get(ik) ?? 0) + us);
 }
 
-const perReq = (us) => us / windowRequests;
+const perReq = (us) => us / mainWindowRequests;
 const show = (map, n, minUs = 0) =>
   [...map.entries()]
     .sort((a, b) => b[1] - a[1])
@@ -217,6 +228,27 @@ process.stdout.write(
     `\nfunctions by self time (top ${top}):\n${show(selfHits, top)}\n` +
     `\nour functions by inclusive time (top ${top}; async functions count until their first await):\n${show(inclusive, top)}\n`,
 );
+// Other threads (the usage writer): self time by function, per request of the same window.
+for (const other of files.slice(1)) {
+  const p = JSON.parse(readFileSync(path.join(tmp, other), 'utf8'));
+  const { ids, deltas, requests } = measuredSamples(p);
+  const nodes = new Map(p.nodes.map((n) => [n.id, n]));
+  const hits = new Map();
+  let total = 0;
+  for (let i = 0; i < ids.length; i += 1) {
+    const frame = nodes.get(ids[i]).callFrame;
+    if (frame.functionName === '(idle)') continue;
+    total += deltas[i];
+    const k = key(frame);
+    hits.set(k, (hits.get(k) ?? 0) + deltas[i]);
+  }
+  const top10 = [...hits.entries()]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 10)
+    .map(([k, v]) => `${(v / requests).toFixed(1).padStart(7)} µs ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`)
+    .join('\n');
+  process.stdout.write(`\nthread ${threadOf(other)} (the usage writer): ${(total / requests).toFixed(1)} µs per request while not idle; functions by self time:\n${top10}\n`);
+}
 if (argv.includes('--keep')) {
   const raw = path.join(repoRoot, 'bench/results/raw');
   mkdirSync(raw, { recursive: true });
