@@ -7,7 +7,10 @@
  * - an admin write on A is served by B and C within 200 ms;
  * - a replica started while a provider is unhealthy skips it from its first request;
  * - PostgreSQL stopped for 10 s under bounded load: no request fails, and once it is
- *   back the usage tables hold exactly the requests sent.
+ *   back the usage tables hold exactly the requests sent;
+ * - a replica killed (SIGKILL) while admin writes are in flight on it leaves the
+ *   shared config whole: the others agree on one version, serve exactly what it
+ *   holds, and take the next write.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -267,4 +270,49 @@ describe('three replicas sharing one PostgreSQL', () => {
     }
     await Promise.all(serving.map((gw) => timeUntil(async () => (await json(gw, '/v1/health')).body.shared.state === 'ok', performance.now(), 15_000)));
   }, 90_000);
+
+  it('a replica killed while admin writes are in flight on it leaves the shared config whole; the others take the next write', async () => {
+    const [a, b] = replicas as [GatewayProcess, GatewayProcess];
+    const e = await startReplica('e');
+    const names = Array.from({ length: 6 }, (_, i) => `mana/cut-${i}`);
+    // Six writes at once on E: they queue behind one another there.
+    const writes = names.map((name) =>
+      fetch(`${e.url}/admin/aliases/${name}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ chain: ['q/m'] }),
+      }).then(
+        (res) => res.status,
+        () => 'cut' as const,
+      ),
+    );
+    // Killed as soon as the first write is answered: the others are queued or half done.
+    await Promise.race([...writes.map((w) => w.then((status) => (status === 201 ? undefined : new Promise(() => {})))), new Promise((r) => setTimeout(r, 5_000))]);
+    e.child.kill('SIGKILL');
+    const outcomes = await Promise.all(writes);
+    await e.exited;
+    console.log(`admin writes on a replica killed right after its first answer: ${outcomes.join(', ')}`);
+    expect(outcomes).toContain(201);
+
+    // A and B converge on one version (a write committed just before the kill may still be on its way).
+    await timeUntil(async () => {
+      const [va, vb] = await Promise.all([json(a, '/admin/config'), json(b, '/admin/config')]);
+      return va.headers.get('etag') === vb.headers.get('etag');
+    }, performance.now(), 2_000);
+    const { body: shared, headers } = await json(a, '/admin/config');
+    for (const [i, name] of names.entries()) {
+      const inConfig = (shared.text as string).includes(`${name}:`);
+      // What a client was told was written is in the shared config; nothing half-written is served.
+      if (outcomes[i] === 201) expect(inConfig).toBe(true);
+      expect((await chat(b, name)).status).toBe(inConfig ? 200 : 404);
+    }
+    // Nothing is left locked or stale: the next write, against the version A serves, goes through and B serves it.
+    const next = await json(a, '/admin/aliases/mana/after-cut', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'if-match': headers.get('etag')! },
+      body: JSON.stringify({ chain: ['q/m'] }),
+    });
+    expect(next.status).toBe(201);
+    await timeUntil(async () => (await chat(b, 'mana/after-cut')).status === 200, performance.now(), 2_000);
+  }, 60_000);
 });
