@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
 import { presentedKeyFingerprint } from './admin-auth.js';
+import { KeyChecker } from './auth.js';
 import { fingerprintOfAuthorization, fingerprintOfKey } from './key-fingerprint.js';
 
 function requestWith(headers: Record<string, string>): IncomingMessage {
@@ -18,6 +19,14 @@ describe('key fingerprints', () => {
     expect(usage).toBe('k:e0dbaa0c6455');
     expect(presentedKeyFingerprint(requestWith({ authorization: 'Bearer sk-test-123' }))).toBe(usage);
     expect(presentedKeyFingerprint(requestWith({ 'x-api-key': 'sk-test-123' }))).toBe(usage);
+  });
+
+  it('attribute every request the API-key check admits to its key, however it spells "Bearer"', () => {
+    const checker = new KeyChecker(['sk-test-123']);
+    for (const header of ['bearer sk-test-123', 'BEARER sk-test-123', '  Bearer   sk-test-123  ']) {
+      expect(checker.check(header)).toBe('ok');
+      expect(fingerprintOfAuthorization(header)).toBe('k:e0dbaa0c6455');
+    }
   });
 
   it('are absent for a request without a bearer key', () => {
