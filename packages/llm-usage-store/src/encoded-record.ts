@@ -37,12 +37,6 @@ export const ATTEMPT_COLUMNS = [
 export type RequestValues = Value[];
 export type AttemptValues = Value[];
 
-/**
- * The record under row id `id` (unique, assigned once: a retried batch carries
- * the same ids, so nothing is written twice). Derived columns are computed
- * here: `failovers`, `rescued` and `flagged` on the request, `final` and
- * `rescue` on each attempt, the request's time to first byte on its last attempt.
- */
 /** A number JSON can carry (`NaN` and `±Infinity` would arrive as null), else null: for nullable columns. */
 function finiteOrNull(value: number | null): number | null {
   return value !== null && Number.isFinite(value) ? value : null;
@@ -53,6 +47,12 @@ function finiteOrZero(value: number): number {
   return Number.isFinite(value) ? value : 0;
 }
 
+/**
+ * The record under row id `id` (unique, assigned once: a retried batch carries
+ * the same ids, so nothing is written twice). Derived columns are computed
+ * here: `failovers`, `rescued` and `flagged` on the request, `final` and
+ * `rescue` on each attempt, the request's time to first byte on its last attempt.
+ */
 export function encodeRecord(id: string, r: RequestRecord): EncodedRecord {
   const attempts = r.attempts;
   const last = attempts.length - 1;

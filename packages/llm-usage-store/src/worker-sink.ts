@@ -13,7 +13,7 @@ import type { BatchSink } from './batch-writer.js';
 import type { StoreLocation } from './connections.js';
 import { joinBatch, type EncodedRecord } from './encoded-record.js';
 import type { Housekeeping } from './usage-store.js';
-import type { WorkReply, WorkRequest } from './write-worker.js';
+import type { Work, WorkReply, WorkRequest } from './write-worker.js';
 
 const WORKER_FILE = new URL('./write-worker.js', import.meta.url);
 
@@ -29,8 +29,6 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 } as const;
 export function workerAvailable(): boolean {
   return existsSync(fileURLToPath(WORKER_FILE));
 }
-
-type Work = WorkRequest extends infer R ? (R extends { seq: number } ? Omit<R, 'seq'> : never) : never;
 
 export class WorkerSink implements BatchSink, Housekeeping {
   private worker: Worker | undefined;
@@ -67,7 +65,8 @@ export class WorkerSink implements BatchSink, Housekeeping {
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {
       this.pending.set(seq, { worker, resolve, reject });
-      worker.postMessage({ seq, ...work } satisfies WorkRequest);
+      const request: WorkRequest = { seq, ...work };
+      worker.postMessage(request);
     });
   }
 

@@ -10,10 +10,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { StoreLocation } from './connections.js';
 import { UsageStore } from './usage-store.js';
 
-export type WorkRequest =
-  | { readonly seq: number; readonly kind: 'write'; /** The batch's encoded records as one JSON array text (`joinBatch`). */ readonly batch: string }
-  | { readonly seq: number; readonly kind: 'prune'; readonly cutoff: number }
-  | { readonly seq: number; readonly kind: 'statistics' };
+/** What the main thread asks of the writer. */
+export type Work =
+  | { readonly kind: 'write'; /** The batch's encoded records as one JSON array text (`joinBatch`). */ readonly batch: string }
+  | { readonly kind: 'prune'; readonly cutoff: number }
+  | { readonly kind: 'statistics' };
+
+/** A `Work` as sent: numbered, so its reply finds its caller. */
+export type WorkRequest = Work & { readonly seq: number };
 
 export type WorkReply =
   | { readonly seq: number; readonly ok: true; /** Records deleted, for `prune`. */ readonly value?: number }

@@ -7,10 +7,10 @@
  */
 
 /** Pauses before each new try; about 4 s in all, longer than any batch or retention statement holds the lock. */
-export const LOCKED_RETRY_DELAYS_MS = [50, 200, 500, 1_000, 2_000] as const;
+const LOCKED_RETRY_DELAYS_MS = [50, 200, 500, 1_000, 2_000] as const;
 
-export async function retryWhileLocked<T>(write: () => Promise<T>, delaysMs: readonly number[] = LOCKED_RETRY_DELAYS_MS): Promise<T> {
-  for (const delayMs of delaysMs) {
+export async function retryWhileLocked<T>(write: () => Promise<T>): Promise<T> {
+  for (const delayMs of LOCKED_RETRY_DELAYS_MS) {
     try {
       return await write();
     } catch (error) {

@@ -135,7 +135,6 @@ export class UsageRecorder {
       const deleted = await this.sink.prune(Date.now() - this.options.retentionMs());
       await this.sink.refreshStatistics();
       if (this.sink !== this.store) await this.store.reloadStatistics(); // the query connection's planner
-
       if (deleted > 0) this.options.logger.info({ deleted }, 'usage records past retention deleted');
     } catch (error) {
       this.options.logger.warn({ err: { message: (error as Error).message } }, 'usage retention run failed');
