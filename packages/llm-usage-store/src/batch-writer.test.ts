@@ -30,12 +30,12 @@ describe('batch writer', () => {
     writer = store = where = undefined;
   });
 
-  async function setUp(options: ConstructorParameters<typeof BatchWriter>[1]) {
-    where = await testLocation('sqlite');
+  async function setUp(options: ConstructorParameters<typeof BatchWriter>[1], engine: 'sqlite' | 'postgres' = 'sqlite') {
+    where = await testLocation(engine);
     store = new UsageStore({ location: where.location });
     await store.open();
     writer = new BatchWriter(store, options);
-    return { store, writer, file: (where.location as { file: string }).file };
+    return { store, writer, file: where.location.kind === 'sqlite' ? where.location.file : '' };
   }
 
   it('writes recorded requests within one flush interval', async () => {
@@ -55,6 +55,20 @@ describe('batch writer', () => {
     await until(() => writer.status.written === 300, 2_000);
     expect(writer.status).toMatchObject({ queued: 0, dropped: 0 });
     expect((await store.summary({ groupBy: 'alias' }))[0]?.requests).toBe(300);
+  });
+
+  it('under steady traffic every batch is a full one: records arriving during a write wait for the next full batch', async () => {
+    const batches: number[] = [];
+    // PostgreSQL: each write takes a few round trips, so records keep arriving while one is under way.
+    const { store, writer } = await setUp({ flushIntervalMs: 60_000, maxBatch: 200, onWritten: (n) => batches.push(n) }, 'postgres');
+    // Ten records every 2 ms, so writes run while records keep arriving.
+    for (let i = 0; i < 1_000; i++) {
+      writer.record(request({ requestId: `r${i}` }));
+      if (i % 10 === 9) await new Promise((r) => setTimeout(r, 2));
+    }
+    await until(() => writer.status.written === 1_000, 5_000);
+    expect(batches).toEqual([200, 200, 200, 200, 200]);
+    expect((await store.summary({ groupBy: 'alias' }))[0]?.requests).toBe(1_000);
   });
 
   it('while the database is locked: record() stays instant, the queue is bounded, drops are counted and reported once', async () => {

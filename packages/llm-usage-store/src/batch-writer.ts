@@ -153,10 +153,20 @@ export class BatchWriter {
     return this.queue.length - this.head;
   }
 
+  /**
+   * Writes what is queued when it starts, in batches of up to `maxBatch`, and
+   * then only full batches: what arrives meanwhile waits for a full batch or
+   * the next flush. Taking whatever had arrived during the previous write made
+   * batches shrink under load to a few dozen records (each arrival window as
+   * short as the write before it), and every batch pays for its transaction,
+   * its rollup updates and its hand-over to the writer thread.
+   */
   private async drain(): Promise<void> {
     this.reportDrops();
-    while (this.size > 0) {
+    let due = this.size;
+    while (this.size > 0 && (due > 0 || this.size >= this.maxBatch)) {
       const batch = this.take(this.maxBatch);
+      due -= batch.length;
       try {
         await this.sink.write(batch);
       } catch (error) {
