@@ -1,17 +1,39 @@
 /**
- * Upgrading a store written before the rollups existed (migration 0004 builds
- * them from the stored rows), on a real SQLite file.
+ * Upgrading stores written by earlier versions, on real SQLite files: before
+ * the rollups existed (migration 0004 builds them from the stored rows), and
+ * before attempts moved into their request's row (0013).
  */
 import { randomUUID } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { request, rescuedRequest } from './test-records.js';
+import { attempt, request, rescuedRequest } from './test-records.js';
 import { testLocation, type TestLocation } from './test-stores.js';
 import { encodeRecord } from './encoded-record.js';
 import { UsageStore } from './usage-store.js';
 
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 const HOUR = 3_600_000;
+
+/**
+ * Rewrites a store into the layout of the versions before 0013, as they wrote
+ * it: each attempt a row of `usage_attempts` (with the `final`, `rescue` and
+ * `ttfb_ms` they derived), no `attempts` column, 0013 not applied.
+ */
+function toLayoutBefore0013(raw: BetterSqlite3.Database): void {
+  const last = 'a.key = json_array_length(r.attempts) - 1';
+  raw.exec(`
+    INSERT INTO usage_attempts (request_row_id, position, ts, alias, target, provider, model, outcome, reason, upstream_status,
+      duration_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, failed_over, final, rescue, ttfb_ms)
+    SELECT r.id, a.key, r.ts, r.alias, a.value ->> '$[0]', a.value ->> '$[1]', a.value ->> '$[2]', a.value ->> '$[3]', a.value ->> '$[4]',
+      a.value ->> '$[5]', a.value ->> '$[6]', a.value ->> '$[7]', a.value ->> '$[8]', a.value ->> '$[9]', a.value ->> '$[10]', a.value ->> '$[11]',
+      CASE WHEN ${last} AND a.value ->> '$[11]' = 0 THEN 1 ELSE 0 END,
+      CASE WHEN a.value ->> '$[3]' = 'ok' AND r.failovers > 0 THEN 1 ELSE 0 END,
+      CASE WHEN ${last} THEN r.ttfb_ms END
+    FROM usage_requests r, json_each(r.attempts) a;
+    ALTER TABLE usage_requests DROP COLUMN attempts;
+    DELETE FROM kysely_migration WHERE name = '0013_attempts_in_request_row';
+  `);
+}
 
 describe('migration 0004 (rollups)', () => {
   let where: TestLocation | undefined;
@@ -35,6 +57,7 @@ describe('migration 0004 (rollups)', () => {
     // The file as the previous version left it: rows, no rollups table, 0004 not applied.
     const file = (where.location as { file: string }).file;
     const raw = new BetterSqlite3(file);
+    toLayoutBefore0013(raw);
     raw.exec(`DROP TABLE usage_rollups; DELETE FROM kysely_migration WHERE name = '0004_usage_rollups'`);
     raw.close();
 
@@ -46,6 +69,71 @@ describe('migration 0004 (rollups)', () => {
         ['fast-text', 2, 2, 1],
         ['other', 1, 0, 0],
       ]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('migration 0013 (attempts in their request row)', () => {
+  let where: TestLocation | undefined;
+
+  afterEach(async () => {
+    await where?.cleanup();
+  });
+
+  it('requests stored before it read the same after it, next to requests stored after it', async () => {
+    where = await testLocation('sqlite');
+    const failed = (position: number, target: string) =>
+      attempt(position, { target, outcome: 'failed', reason: 'http_503', upstreamStatus: 503, promptTokens: null, completionTokens: null, costUsd: null, failedOver: true });
+    const old = [
+      rescuedRequest({ requestId: 'rescued', time: T0 + 1_000 }),
+      request({ requestId: 'twice', time: T0 + 2_000, attempts: [failed(0, 'together/a'), failed(1, 'openrouter/b'), attempt(2)] }),
+      request({ requestId: 'rejected', time: T0 + 3_000, status: 400, code: 'invalid_request', attempts: [] }),
+      request({ requestId: 'plain', time: T0 + 4_000 }),
+    ];
+    // Seconds inside one minute: the summaries read these rows, not rollups.
+    const window = { since: T0 + 500, until: T0 + 30_000 };
+    let store = new UsageStore({ location: where.location });
+    await store.write(old.map((record) => encodeRecord(`0${record.time}-${record.requestId}`, record)));
+    const before = {
+      requests: await store.requests({}),
+      errors: await store.errors({}),
+      byTarget: await store.summary({ groupBy: 'target', ...window }),
+      byProvider: await store.summary({ groupBy: 'provider', ...window }),
+    };
+    await store.close();
+
+    const raw = new BetterSqlite3((where.location as { file: string }).file);
+    toLayoutBefore0013(raw);
+    expect(raw.prepare('SELECT count(*) AS n FROM usage_attempts').get()).toEqual({ n: 6 });
+    raw.close();
+
+    store = new UsageStore({ location: where.location });
+    try {
+      expect(await store.requests({})).toEqual(before.requests);
+      expect(await store.errors({})).toEqual(before.errors);
+      expect(await store.summary({ groupBy: 'target', ...window })).toEqual(before.byTarget);
+      expect(await store.summary({ groupBy: 'provider', ...window })).toEqual(before.byProvider);
+      expect(before.requests.requests.map((r) => [r.requestId, r.attempts.map((a) => `${a.target}:${a.outcome}`)])).toEqual([
+        ['plain', ['groq/llama-3.1-8b-instant:ok']],
+        ['rejected', []],
+        ['twice', ['together/a:failed', 'openrouter/b:failed', 'groq/llama-3.1-8b-instant:ok']],
+        ['rescued', ['groq/llama-3.1-8b-instant:failed', 'ollama/gemma3:4b:ok']],
+      ]);
+
+      // A request stored after the upgrade counts with the old ones.
+      await store.write([encodeRecord(`0${T0 + 5_000}-new`, rescuedRequest({ requestId: 'new', time: T0 + 5_000 }))]);
+      expect((await store.requests({})).requests.map((r) => [r.requestId, r.attempts.length])).toEqual([
+        ['new', 2],
+        ['plain', 1],
+        ['rejected', 0],
+        ['twice', 3],
+        ['rescued', 2],
+      ]);
+      const groq = (await store.summary({ groupBy: 'target', ...window })).find((r) => r.key === 'groq/llama-3.1-8b-instant');
+      const groqBefore = before.byTarget.find((r) => r.key === 'groq/llama-3.1-8b-instant');
+      expect([groq?.requests, groq?.errors]).toEqual([groqBefore!.requests, groqBefore!.errors + 1]);
     } finally {
       await store.close();
     }

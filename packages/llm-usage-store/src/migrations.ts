@@ -160,6 +160,13 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0013_attempts_in_request_row': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // New requests keep their attempts in their own row (stored-attempts.ts);
+      // usage_attempts keeps those of older rows until retention removes them.
+      await db.schema.alterTable('usage_requests').addColumn('attempts', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

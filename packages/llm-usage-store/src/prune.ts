@@ -26,6 +26,7 @@ export async function pruneBefore(db: Kysely<UsageDatabase>, requestedCutoff: nu
     ).map((r) => r.id);
     if (ids.length === 0) break;
     await db.transaction().execute(async (tx) => {
+      // Attempts of rows from before migration 0013 (later ones are in their row).
       await tx.deleteFrom('usage_attempts').where('request_row_id', 'in', ids).execute();
       await tx.deleteFrom('usage_requests').where('id', 'in', ids).execute();
     });

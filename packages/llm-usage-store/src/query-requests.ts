@@ -3,7 +3,8 @@
  * so a page costs the same however deep the client pages.
  */
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
-import type { UsageAttemptsTable, UsageDatabase, UsageRequestsTable } from './schema.js';
+import type { UsageDatabase, UsageRequestsTable } from './schema.js';
+import { attemptsOfRows } from './stored-attempts.js';
 import type { AttemptRecord, PlannedTarget, RequestFilter, RequestPage, RequestPageQuery, StoredRequest } from './types.js';
 import { keysetPage, pageLimit, pageOf } from './cursor.js';
 import { UsageQueryError } from './usage-query-error.js';
@@ -17,10 +18,7 @@ export async function queryRequests(db: Kysely<UsageDatabase>, query: RequestPag
   const limit = pageLimit(query.limit, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   const rows = await keysetPage(applyFilter(db.selectFrom('usage_requests'), query).selectAll(), query.cursor, limit).execute();
   const { page, nextCursor } = pageOf(rows, limit);
-  const attempts = await attemptsOf(
-    db,
-    page.map((r) => r.id),
-  );
+  const attempts = await attemptsOfRows(db, page);
   return { requests: page.map((row) => toStoredRequest(row, attempts.get(row.id) ?? [])), nextCursor };
 }
 
@@ -38,42 +36,6 @@ export function applyFilter(q: RequestQuery, f: RequestFilter): RequestQuery {
   // A literal, not a bound parameter: only then may SQLite use the partial index of flagged rows.
   if (f.errorsOnly === true) q = q.where(sql<boolean>`flagged = 1`);
   return q;
-}
-
-async function attemptsOf(db: Kysely<UsageDatabase>, ids: readonly string[]): Promise<Map<string, AttemptRecord[]>> {
-  const byRequest = new Map<string, AttemptRecord[]>();
-  if (ids.length === 0) return byRequest;
-  const rows = await db
-    .selectFrom('usage_attempts')
-    .selectAll()
-    .where('request_row_id', 'in', ids)
-    .orderBy('request_row_id')
-    .orderBy('position')
-    .execute();
-  for (const row of rows) {
-    let list = byRequest.get(row.request_row_id);
-    if (list === undefined) byRequest.set(row.request_row_id, (list = []));
-    list.push(toAttempt(row));
-  }
-  return byRequest;
-}
-
-function toAttempt(row: Selectable<UsageAttemptsTable>): AttemptRecord {
-  return {
-    position: Number(row.position),
-    target: row.target,
-    provider: row.provider,
-    model: row.model,
-    outcome: row.outcome,
-    reason: row.reason,
-    upstreamStatus: row.upstream_status,
-    durationMs: Number(row.duration_ms),
-    promptTokens: row.prompt_tokens,
-    completionTokens: row.completion_tokens,
-    cachedTokens: row.cached_tokens,
-    costUsd: row.cost_usd,
-    failedOver: row.failed_over === 1,
-  };
 }
 
 function toStoredRequest(row: Selectable<UsageRequestsTable>, attempts: AttemptRecord[]): StoredRequest {

@@ -2,7 +2,7 @@
  * Totals per alias, target or provider over a time window.
  *
  * By alias the unit is the request (usage_requests). By target or provider the
- * unit is the upstream call (usage_attempts): a call that failed over counts as
+ * unit is the upstream call (the request's attempts): a call that failed over counts as
  * an error of its target but not as a request, so a rescued request counts once.
  *
  * Whole days, hours and minutes of the window are read from the rollups that
@@ -16,6 +16,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { isEmpty, percentiles } from './histogram.js';
 import { addStoredRollup, countAttempt, countRequest, emptyTally, NO_KEY, ROLLUP_SPANS, type Tally } from './rollups.js';
 import type { UsageDatabase } from './schema.js';
+import { attemptMeasuresWhere } from './stored-attempts.js';
 import type { SummaryGroup, SummaryQuery, SummaryRow } from './types.js';
 import { UsageQueryError } from './usage-query-error.js';
 
@@ -103,12 +104,7 @@ async function rawRows(db: Kysely<UsageDatabase>, groupBy: SummaryGroup, parts: 
       .execute();
     return { requests, attempts: [] };
   }
-  const attempts = await db
-    .selectFrom('usage_attempts')
-    .select(['ts', 'target', 'provider', 'final', 'outcome', 'rescue', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'duration_ms', 'ttfb_ms'])
-    .where(sql<boolean>`(${inSpans('ts')})`)
-    .execute();
-  return { requests: [], attempts };
+  return { requests: [], attempts: await attemptMeasuresWhere(db, inSpans) };
 }
 
 function window(column: string, from: number, to: number): RawBuilder<unknown> {

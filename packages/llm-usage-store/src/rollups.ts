@@ -277,6 +277,7 @@ export async function pruneRollups(tx: Transaction<UsageDatabase>, cutoff: numbe
 /**
  * Builds the rollups of rows stored before they existed (migration 0004), one
  * hour of rows at a time. The migrator holds its lock, so nobody else writes.
+ * Such rows predate 0013 too: their attempts are all in `usage_attempts`.
  */
 export async function backfillRollups(db: Kysely<UsageDatabase>): Promise<void> {
   const range = await db

@@ -36,8 +36,14 @@ export interface UsageRequestsTable {
   flagged: number;
   /** The gateway replica that served the request (null for rows written before replicas were named). */
   replica: string | null;
+  /**
+   * JSON array of the request's `AttemptRecord`s (stored-attempts.ts); null on
+   * rows written before migration 0013, whose attempts are in `usage_attempts`.
+   */
+  attempts: string | null;
 }
 
+/** Attempts of requests stored before migration 0013; later ones are in their request's row. */
 export interface UsageAttemptsTable {
   request_row_id: string;
   position: number;

@@ -1,0 +1,165 @@
+/**
+ * A request's attempts are stored in its own row (`usage_requests.attempts`,
+ * JSON, see `StoredAttempt`) since migration 0013.
+ *
+ * Why not a row per attempt any more: nearly every request makes one upstream
+ * call, and its attempt row cost as much to write as the request row (three
+ * more b-trees: the table, its primary key and its time index). Nothing looks
+ * attempts up by themselves: the requests view shows them with their request,
+ * and summaries by target or provider read whole minutes from the rollups and
+ * only the seconds at a window's edges from rows.
+ *
+ * Rows written before 0013 keep their attempts in `usage_attempts`
+ * (`attempts` is null on them); the readers here serve both until retention
+ * has removed the older ones.
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { AttemptMeasures } from './rollups.js';
+import type { UsageDatabase } from './schema.js';
+import type { AttemptRecord } from './types.js';
+
+/** A number JSON can carry (`NaN` and `±Infinity` would arrive as null), else null: for nullable fields. */
+export function finiteOrNull(value: number | null): number | null {
+  return value !== null && Number.isFinite(value) ? value : null;
+}
+
+/** For fields that must hold a number: a null there would fail the whole batch, and every retry of it. */
+export function finiteOrZero(value: number): number {
+  return Number.isFinite(value) ? value : 0;
+}
+
+/**
+ * The stored form, one value list per attempt in this order (its position is
+ * its index). Lists, not objects: a third of the bytes, and the column is
+ * written for every request while being read only a page or a window's edges
+ * at a time.
+ */
+type StoredAttempt = [
+  target: string,
+  provider: string,
+  model: string,
+  outcome: string,
+  reason: string,
+  upstreamStatus: number | null,
+  durationMs: number,
+  promptTokens: number | null,
+  completionTokens: number | null,
+  cachedTokens: number | null,
+  costUsd: number | null,
+  failedOver: 0 | 1,
+];
+
+/** The `attempts` column's text for a request's attempts (numbers made safe for JSON). */
+export function encodeAttempts(attempts: readonly AttemptRecord[]): string {
+  return JSON.stringify(
+    attempts.map((a): StoredAttempt => [
+      a.target, a.provider, a.model, a.outcome, a.reason, finiteOrNull(a.upstreamStatus), finiteOrZero(a.durationMs),
+      finiteOrNull(a.promptTokens), finiteOrNull(a.completionTokens), finiteOrNull(a.cachedTokens), finiteOrNull(a.costUsd), a.failedOver ? 1 : 0,
+    ]),
+  );
+}
+
+export function decodeAttempts(text: string): AttemptRecord[] {
+  return (JSON.parse(text) as StoredAttempt[]).map(
+    ([target, provider, model, outcome, reason, upstreamStatus, durationMs, promptTokens, completionTokens, cachedTokens, costUsd, failedOver], position) => ({
+      position, target, provider, model, outcome, reason, upstreamStatus, durationMs, promptTokens, completionTokens, cachedTokens, costUsd, failedOver: failedOver === 1,
+    }),
+  );
+}
+
+/**
+ * What each attempt of a request (its `attempts` column's text) adds to the
+ * target and provider rollups. `final`: the request ended with it (it counts
+ * as the request for its target); `rescue`: it answered after an earlier one
+ * failed over; the request's time to first byte belongs to its last attempt.
+ */
+export function attemptMeasuresOf(ts: number, ttfbMs: number | null, attemptsText: string, into: AttemptMeasures[]): void {
+  const attempts = JSON.parse(attemptsText) as StoredAttempt[];
+  const last = attempts.length - 1;
+  let failedOverBefore = false;
+  for (let i = 0; i <= last; i++) {
+    const [target, provider, , outcome, , , durationMs, promptTokens, completionTokens, , costUsd, failedOver] = attempts[i]!;
+    into.push({
+      ts,
+      target,
+      provider,
+      final: i === last && failedOver === 0 ? 1 : 0,
+      outcome,
+      rescue: outcome === 'ok' && failedOverBefore ? 1 : 0,
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      cost_usd: costUsd,
+      duration_ms: durationMs,
+      ttfb_ms: i === last ? ttfbMs : null,
+    });
+    if (failedOver === 1) failedOverBefore = true;
+  }
+}
+
+/**
+ * The attempt measures of the requests whose time satisfies `inWindow` (a
+ * condition on a `ts` column): those stored in their request's row and those
+ * in `usage_attempts` from before migration 0013.
+ */
+export async function attemptMeasuresWhere(
+  db: Kysely<UsageDatabase>,
+  inWindow: (column: string) => RawBuilder<unknown>,
+): Promise<AttemptMeasures[]> {
+  const [rows, legacy] = await Promise.all([
+    db
+      .selectFrom('usage_requests')
+      .select(['ts', 'ttfb_ms', 'attempts'])
+      .where(sql<boolean>`(${inWindow('ts')})`)
+      .where('attempts', 'is not', null)
+      .execute(),
+    db
+      .selectFrom('usage_attempts')
+      .select(['ts', 'target', 'provider', 'final', 'outcome', 'rescue', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'duration_ms', 'ttfb_ms'])
+      .where(sql<boolean>`(${inWindow('ts')})`)
+      .execute(),
+  ]);
+  const measures: AttemptMeasures[] = legacy;
+  for (const row of rows) attemptMeasuresOf(Number(row.ts), row.ttfb_ms, row.attempts!, measures);
+  return measures;
+}
+
+/** The attempts of the given request rows, in order: from the row itself, else (rows from before 0013) from `usage_attempts`. */
+export async function attemptsOfRows(
+  db: Kysely<UsageDatabase>,
+  rows: readonly { readonly id: string; readonly attempts: string | null }[],
+): Promise<Map<string, AttemptRecord[]>> {
+  const byRequest = new Map<string, AttemptRecord[]>();
+  const legacyIds: string[] = [];
+  for (const row of rows) {
+    if (row.attempts === null) legacyIds.push(row.id);
+    else byRequest.set(row.id, decodeAttempts(row.attempts));
+  }
+  if (legacyIds.length === 0) return byRequest;
+  const legacy = await db
+    .selectFrom('usage_attempts')
+    .selectAll()
+    .where('request_row_id', 'in', legacyIds)
+    .orderBy('request_row_id')
+    .orderBy('position')
+    .execute();
+  for (const row of legacy) {
+    let list = byRequest.get(row.request_row_id);
+    if (list === undefined) byRequest.set(row.request_row_id, (list = []));
+    list.push({
+      position: Number(row.position),
+      target: row.target,
+      provider: row.provider,
+      model: row.model,
+      outcome: row.outcome,
+      reason: row.reason,
+      upstreamStatus: row.upstream_status,
+      durationMs: Number(row.duration_ms),
+      promptTokens: row.prompt_tokens,
+      completionTokens: row.completion_tokens,
+      cachedTokens: row.cached_tokens,
+      costUsd: row.cost_usd,
+      failedOver: row.failed_over === 1,
+    });
+  }
+  return byRequest;
+}
