@@ -13,8 +13,8 @@
  */
 import type { Selectable } from 'kysely';
 import type { UsageRequestsTable } from './schema.js';
-import type { AttemptMeasures, RequestMeasures } from './rollups.js';
-import { attemptMeasuresOf, encodeAttempts, finiteOrNull, finiteOrZero } from './stored-attempts.js';
+import type { RequestMeasures, RollupsBuilder } from './rollups.js';
+import { encodeAttempts, finiteOrNull, finiteOrZero, visitAttemptMeasures } from './stored-attempts.js';
 import type { RequestRecord } from './types.js';
 
 /** A record ready for the writer: see `encodeRecord`. */
@@ -52,38 +52,49 @@ export function encodeRecord(id: string, r: RequestRecord): EncodedRecord {
   return JSON.stringify(values);
 }
 
-/** Encoded records joined for one hand-over: one string, one copy into the worker. */
+/**
+ * Encoded records joined for one hand-over: one string, one copy into the
+ * worker. A line break separates them: JSON text never holds a raw one.
+ */
 export function joinBatch(batch: readonly EncodedRecord[]): string {
-  return `[${batch.join(',')}]`;
+  return batch.join('\n');
 }
 
-/** The rows of a batch, as value lists in column order. */
-export function decodeBatch(batch: readonly EncodedRecord[] | string): RequestValues[] {
-  return JSON.parse(typeof batch === 'string' ? batch : joinBatch(batch)) as RequestValues[];
+/** The records of a batch, each decoded only when its row is written (see `writeRecords`). */
+export function recordsOf(batch: readonly EncodedRecord[] | string): readonly EncodedRecord[] {
+  return typeof batch === 'string' ? batch.split('\n') : batch;
+}
+
+export function decodeRecord(record: EncodedRecord): RequestValues {
+  return JSON.parse(record) as RequestValues;
 }
 
 export function rowIdOf(v: RequestValues): string {
   return v[R.id] as string;
 }
 
-/** What a stored row adds to the rollups: the request's measures, and its attempts'. */
-export function addMeasuresOf(v: RequestValues, into: { requests: RequestMeasures[]; attempts: AttemptMeasures[] }): void {
+/** One object, refilled for every row added: `RollupsBuilder` keeps no reference to it. */
+const requestMeasures: RequestMeasures = {
+  ts: 0, alias: null, status: 0, failovers: 0, rescued: 0, prompt_tokens: null, completion_tokens: null, cost_usd: null, duration_ms: 0, ttfb_ms: null,
+};
+
+/** Adds what a stored row adds to the rollups: the request's measures, and its attempts'. */
+export function addRowTo(rollups: RollupsBuilder, v: RequestValues): void {
   const ts = v[R.ts] as number;
   const ttfb = v[R.ttfb_ms] as number | null;
-  // A literal of fixed shape, cheap to make for every row.
-  into.requests.push({
-    ts,
-    alias: v[R.alias] as string | null,
-    status: v[R.status] as number,
-    failovers: v[R.failovers] as number,
-    rescued: v[R.rescued] as number,
-    prompt_tokens: v[R.prompt_tokens] as number | null,
-    completion_tokens: v[R.completion_tokens] as number | null,
-    cost_usd: v[R.cost_usd] as number | null,
-    duration_ms: v[R.duration_ms] as number,
-    ttfb_ms: ttfb,
-  });
-  attemptMeasuresOf(ts, ttfb, v[R.attempts] as string, into.attempts);
+  const m = requestMeasures;
+  m.ts = ts;
+  m.alias = v[R.alias] as string | null;
+  m.status = v[R.status] as number;
+  m.failovers = v[R.failovers] as number;
+  m.rescued = v[R.rescued] as number;
+  m.prompt_tokens = v[R.prompt_tokens] as number | null;
+  m.completion_tokens = v[R.completion_tokens] as number | null;
+  m.cost_usd = v[R.cost_usd] as number | null;
+  m.duration_ms = v[R.duration_ms] as number;
+  m.ttfb_ms = ttfb;
+  rollups.addRequest(m);
+  visitAttemptMeasures(ts, ttfb, v[R.attempts] as string, (a) => rollups.addAttempt(a));
 }
 
 /** A whole row with named columns (the PostgreSQL insert's shape). */

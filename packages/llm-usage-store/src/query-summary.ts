@@ -16,7 +16,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { isEmpty, percentiles } from './histogram.js';
 import { addStoredRollup, countAttempt, countRequest, emptyTally, NO_KEY, ROLLUP_SPANS, type Tally } from './rollups.js';
 import type { UsageDatabase } from './schema.js';
-import { attemptMeasuresWhere } from './stored-attempts.js';
+import { visitAttemptMeasuresWhere } from './stored-attempts.js';
 import type { SummaryGroup, SummaryQuery, SummaryRow } from './types.js';
 import { UsageQueryError } from './usage-query-error.js';
 
@@ -61,7 +61,7 @@ export async function querySummary(db: Kysely<UsageDatabase>, query: SummaryQuer
     return t;
   };
 
-  const [rollups, raw] = await Promise.all([
+  const [rollups] = await Promise.all([
     rollupParts.length === 0
       ? []
       : db
@@ -70,14 +70,9 @@ export async function querySummary(db: Kysely<UsageDatabase>, query: SummaryQuer
           .where('dim', '=', groupBy)
           .where(sql<boolean>`(${sql.join(rollupParts.map((p) => sql`(span_ms = ${p.span} AND ${window('bucket', p.from, p.to)})`), sql` OR `)})`)
           .execute(),
-    rawParts.length === 0 ? undefined : rawRows(db, groupBy, rawParts),
+    rawParts.length === 0 ? undefined : countRawRows(db, groupBy, rawParts, tallyOf),
   ]);
   for (const row of rollups) addStoredRollup(tallyOf(row.key), row);
-  if (raw !== undefined) {
-    if (groupBy === 'alias') for (const r of raw.requests) countRequest(tallyOf(r.alias ?? NO_KEY), r);
-    else for (const a of raw.attempts) countAttempt(tallyOf(groupBy === 'target' ? a.target : a.provider), a);
-  }
-
   return [...tallies]
     .filter(([, t]) => !isEmpty(t.durations)) // every stored row has a duration
     .map(([key, t]): SummaryRow => ({
@@ -94,7 +89,8 @@ export async function querySummary(db: Kysely<UsageDatabase>, query: SummaryQuer
     .sort((a, b) => b.requests - a.requests || String(a.key).localeCompare(String(b.key)));
 }
 
-async function rawRows(db: Kysely<UsageDatabase>, groupBy: SummaryGroup, parts: WindowPart[]) {
+/** Counts the raw rows of the window's edges (requests by alias, attempts by target or provider) into `tallyOf`. */
+async function countRawRows(db: Kysely<UsageDatabase>, groupBy: SummaryGroup, parts: WindowPart[], tallyOf: (key: string) => Tally): Promise<void> {
   const inSpans = (column: string) => sql.join(parts.map((p) => sql`(${window(column, p.from, p.to)})`), sql` OR `);
   if (groupBy === 'alias') {
     const requests = await db
@@ -102,9 +98,10 @@ async function rawRows(db: Kysely<UsageDatabase>, groupBy: SummaryGroup, parts: 
       .select(['ts', 'alias', 'status', 'failovers', 'rescued', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'duration_ms', 'ttfb_ms'])
       .where(sql<boolean>`(${inSpans('ts')})`)
       .execute();
-    return { requests, attempts: [] };
+    for (const r of requests) countRequest(tallyOf(r.alias ?? NO_KEY), r);
+    return;
   }
-  return { requests: [], attempts: await attemptMeasuresWhere(db, inSpans) };
+  await visitAttemptMeasuresWhere(db, inSpans, (a) => countAttempt(tallyOf(groupBy === 'target' ? a.target : a.provider), a));
 }
 
 function window(column: string, from: number, to: number): RawBuilder<unknown> {

@@ -107,38 +107,49 @@ function rollupId(dim: string, span: number, bucket: number, key: string): strin
   return `${dim}\u0000${span}\u0000${bucket}\u0000${key}`;
 }
 
-/** The rollup rows some newly stored rows add to, with what they add. */
-export function rollupsOf(requests: readonly RequestMeasures[], attempts: readonly AttemptMeasures[]): Map<string, RollupEntry> {
-  const out = new Map<string, RollupEntry>();
+/**
+ * Collects what newly stored rows add to the rollup rows, one row at a time
+ * (the writer adds each row as it is inserted, so no per-row objects pile up
+ * for the garbage collector). Keeps no reference to the measures it is given.
+ */
+export class RollupsBuilder {
+  readonly entries = new Map<string, RollupEntry>();
   // Rows arrive in time order: each group's current minute (and its hour and
   // day) are kept at hand, so a row costs one lookup per group, not per rollup.
-  const current = new Map<string, { minute: number; tallies: Tally[] }>();
-  const entry = (dim: SummaryGroup, span: number, bucket: number, key: string): RollupEntry => {
-    const id = rollupId(dim, span, bucket, key);
-    let e = out.get(id);
-    if (e === undefined) out.set(id, (e = { dim, span, bucket, key, tally: emptyTally() }));
-    return e;
+  private readonly current: Record<SummaryGroup, Map<string, { minute: number; tallies: Tally[] }>> = {
+    alias: new Map(),
+    target: new Map(),
+    provider: new Map(),
   };
-  const tallies = (dim: SummaryGroup, ts: number, key: string): Tally[] => {
+
+  addRequest(r: RequestMeasures): void {
+    const bins = binsOf(r);
+    for (const t of this.tallies('alias', Number(r.ts), r.alias ?? NO_KEY)) countRequest(t, r, bins);
+  }
+
+  addAttempt(a: AttemptMeasures): void {
+    const bins = binsOf(a);
+    for (const t of this.tallies('target', Number(a.ts), a.target)) countAttempt(t, a, bins);
+    for (const t of this.tallies('provider', Number(a.ts), a.provider)) countAttempt(t, a, bins);
+  }
+
+  private tallies(dim: SummaryGroup, ts: number, key: string): Tally[] {
     const minute = ts - (ts % MINUTE_MS);
-    const group = `${dim}\u0000${key}`;
-    let c = current.get(group);
+    const current = this.current[dim];
+    let c = current.get(key);
     if (c === undefined || c.minute !== minute) {
-      c = { minute, tallies: ROLLUP_SPANS.map((span) => entry(dim, span, ts - (ts % span), key).tally) };
-      current.set(group, c);
+      c = { minute, tallies: ROLLUP_SPANS.map((span) => this.entry(dim, span, ts - (ts % span), key).tally) };
+      current.set(key, c);
     }
     return c.tallies;
-  };
-  for (const r of requests) {
-    const bins = binsOf(r);
-    for (const t of tallies('alias', Number(r.ts), r.alias ?? NO_KEY)) countRequest(t, r, bins);
   }
-  for (const a of attempts) {
-    const bins = binsOf(a);
-    for (const t of tallies('target', Number(a.ts), a.target)) countAttempt(t, a, bins);
-    for (const t of tallies('provider', Number(a.ts), a.provider)) countAttempt(t, a, bins);
+
+  private entry(dim: SummaryGroup, span: number, bucket: number, key: string): RollupEntry {
+    const id = rollupId(dim, span, bucket, key);
+    let e = this.entries.get(id);
+    if (e === undefined) this.entries.set(id, (e = { dim, span, bucket, key, tally: emptyTally() }));
+    return e;
   }
-  return out;
 }
 
 const ROLLUP_ROWS_PER_STATEMENT = 1_000; // × 12 columns: well below both engines' parameter limits
@@ -291,6 +302,9 @@ export async function backfillRollups(db: Kysely<UsageDatabase>): Promise<void> 
       db.selectFrom('usage_requests').selectAll().where('ts', '>=', hour).where('ts', '<', hour + HOUR_MS).execute(),
       db.selectFrom('usage_attempts').selectAll().where('ts', '>=', hour).where('ts', '<', hour + HOUR_MS).execute(),
     ]);
-    await addToRollups(db, rollupsOf(requests, attempts), false);
+    const rollups = new RollupsBuilder();
+    for (const r of requests) rollups.addRequest(r);
+    for (const a of attempts) rollups.addAttempt(a);
+    await addToRollups(db, rollups.entries, false);
   }
 }

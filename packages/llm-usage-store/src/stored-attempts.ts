@@ -67,44 +67,51 @@ export function decodeAttempts(text: string): AttemptRecord[] {
   );
 }
 
+/** One object, refilled for every attempt visited: consumers read it and keep nothing (see `RollupsBuilder`). */
+const visited: AttemptMeasures = {
+  ts: 0, target: '', provider: '', final: 0, outcome: '', rescue: 0,
+  prompt_tokens: null, completion_tokens: null, cost_usd: null, duration_ms: 0, ttfb_ms: null,
+};
+
 /**
- * What each attempt of a request (its `attempts` column's text) adds to the
- * target and provider rollups. `final`: the request ended with it (it counts
- * as the request for its target); `rescue`: it answered after an earlier one
- * failed over; the request's time to first byte belongs to its last attempt.
+ * Visits what each attempt of a request (its `attempts` column's text) adds
+ * to the target and provider rollups. `final`: the request ended with it (it
+ * counts as the request for its target); `rescue`: it answered after an
+ * earlier one failed over; the request's time to first byte belongs to its
+ * last attempt. `visit` must not keep the object it is given.
  */
-export function attemptMeasuresOf(ts: number, ttfbMs: number | null, attemptsText: string, into: AttemptMeasures[]): void {
+export function visitAttemptMeasures(ts: number, ttfbMs: number | null, attemptsText: string, visit: (a: AttemptMeasures) => void): void {
   const attempts = JSON.parse(attemptsText) as StoredAttempt[];
   const last = attempts.length - 1;
   let failedOverBefore = false;
   for (let i = 0; i <= last; i++) {
     const [target, provider, , outcome, , , durationMs, promptTokens, completionTokens, , costUsd, failedOver] = attempts[i]!;
-    into.push({
-      ts,
-      target,
-      provider,
-      final: i === last && failedOver === 0 ? 1 : 0,
-      outcome,
-      rescue: outcome === 'ok' && failedOverBefore ? 1 : 0,
-      prompt_tokens: promptTokens,
-      completion_tokens: completionTokens,
-      cost_usd: costUsd,
-      duration_ms: durationMs,
-      ttfb_ms: i === last ? ttfbMs : null,
-    });
+    visited.ts = ts;
+    visited.target = target;
+    visited.provider = provider;
+    visited.final = i === last && failedOver === 0 ? 1 : 0;
+    visited.outcome = outcome;
+    visited.rescue = outcome === 'ok' && failedOverBefore ? 1 : 0;
+    visited.prompt_tokens = promptTokens;
+    visited.completion_tokens = completionTokens;
+    visited.cost_usd = costUsd;
+    visited.duration_ms = durationMs;
+    visited.ttfb_ms = i === last ? ttfbMs : null;
+    visit(visited);
     if (failedOver === 1) failedOverBefore = true;
   }
 }
 
 /**
- * The attempt measures of the requests whose time satisfies `inWindow` (a
- * condition on a `ts` column): those stored in their request's row and those
- * in `usage_attempts` from before migration 0013.
+ * Visits the attempt measures of the requests whose time satisfies
+ * `inWindow` (a condition on a `ts` column): those stored in their request's
+ * row and those in `usage_attempts` from before migration 0013.
  */
-export async function attemptMeasuresWhere(
+export async function visitAttemptMeasuresWhere(
   db: Kysely<UsageDatabase>,
   inWindow: (column: string) => RawBuilder<unknown>,
-): Promise<AttemptMeasures[]> {
+  visit: (a: AttemptMeasures) => void,
+): Promise<void> {
   const [rows, legacy] = await Promise.all([
     db
       .selectFrom('usage_requests')
@@ -118,9 +125,8 @@ export async function attemptMeasuresWhere(
       .where(sql<boolean>`(${inWindow('ts')})`)
       .execute(),
   ]);
-  const measures: AttemptMeasures[] = legacy;
-  for (const row of rows) attemptMeasuresOf(Number(row.ts), row.ttfb_ms, row.attempts!, measures);
-  return measures;
+  for (const a of legacy) visit(a);
+  for (const row of rows) visitAttemptMeasures(Number(row.ts), row.ttfb_ms, row.attempts!, visit);
 }
 
 /** The attempts of the given request rows, in order: from the row itself, else (rows from before 0013) from `usage_attempts`. */

@@ -5,8 +5,8 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely, Transaction } from 'kysely';
-import { REQUEST_COLUMNS, addMeasuresOf, decodeBatch, requestRowOf, rowIdOf, type EncodedRecord, type RequestValues } from './encoded-record.js';
-import { addToRollups, rollupsOf, type AttemptMeasures, type RequestMeasures } from './rollups.js';
+import { REQUEST_COLUMNS, addRowTo, decodeRecord, recordsOf, requestRowOf, rowIdOf, type EncodedRecord } from './encoded-record.js';
+import { RollupsBuilder, addToRollups } from './rollups.js';
 import type { UsageDatabase } from './schema.js';
 
 // Bound parameters per statement stay below PostgreSQL's 65 535.
@@ -22,43 +22,41 @@ const REQUEST_ROWS_PER_INSERT = 500; // × 25 columns
  */
 export async function writeRecords(db: Kysely<UsageDatabase>, batch: readonly EncodedRecord[] | string, sqlite: BetterSqlite3.Database | undefined): Promise<void> {
   if (batch.length === 0) return;
-  const rows = decodeBatch(batch);
-  if (rows.length === 0) return;
+  const records = recordsOf(batch);
   await db.transaction().execute(async (tx) => {
     // Only rows stored now count in the rollups: a retried batch whose first try was in fact committed adds nothing.
-    const stored = sqlite !== undefined ? insertSqlite(sqlite, rows) : await insertPostgres(tx, rows);
-    await addToRollups(tx, rollupsOf(stored.requests, stored.attempts), sqlite === undefined);
+    const rollups = new RollupsBuilder();
+    if (sqlite !== undefined) insertSqlite(sqlite, records, rollups);
+    else await insertPostgres(tx, records, rollups);
+    await addToRollups(tx, rollups.entries, sqlite === undefined);
   });
 }
 
-/** What the rows stored now add to the rollups. */
-interface Stored {
-  readonly requests: RequestMeasures[];
-  readonly attempts: AttemptMeasures[];
-}
-
-/** Runs inside the transaction kysely opened on this same connection (its mutex keeps other queries out). */
-function insertSqlite(database: BetterSqlite3.Database, rows: RequestValues[]): Stored {
+/**
+ * Runs inside the transaction kysely opened on this same connection (its mutex
+ * keeps other queries out). Each record is decoded, inserted and counted in
+ * turn, so its values are garbage at once instead of living through the batch.
+ */
+function insertSqlite(database: BetterSqlite3.Database, records: readonly EncodedRecord[], rollups: RollupsBuilder): void {
   const insertRequest = insertStatementOf(database);
-  const stored: Stored = { requests: [], attempts: [] };
-  for (const values of rows) if (insertRequest.run(values).changes > 0) addMeasuresOf(values, stored);
-  return stored;
+  for (const record of records) {
+    const values = decodeRecord(record);
+    if (insertRequest.run(values).changes > 0) addRowTo(rollups, values);
+  }
 }
 
-async function insertPostgres(tx: Transaction<UsageDatabase>, rows: RequestValues[]): Promise<Stored> {
-  const stored: Stored = { requests: [], attempts: [] };
-  for (let start = 0; start < rows.length; start += REQUEST_ROWS_PER_INSERT) {
-    const end = Math.min(rows.length, start + REQUEST_ROWS_PER_INSERT);
+async function insertPostgres(tx: Transaction<UsageDatabase>, records: readonly EncodedRecord[], rollups: RollupsBuilder): Promise<void> {
+  for (let start = 0; start < records.length; start += REQUEST_ROWS_PER_INSERT) {
+    const rows = records.slice(start, start + REQUEST_ROWS_PER_INSERT).map(decodeRecord);
     const inserted = await tx
       .insertInto('usage_requests')
-      .values(rows.slice(start, end).map(requestRowOf))
+      .values(rows.map(requestRowOf))
       .onConflict((oc) => oc.column('id').doNothing())
       .returning('id')
       .execute();
     const storedIds = new Set(inserted.map((r) => r.id));
-    for (let i = start; i < end; i++) if (storedIds.has(rowIdOf(rows[i]!))) addMeasuresOf(rows[i]!, stored);
+    for (const values of rows) if (storedIds.has(rowIdOf(values))) addRowTo(rollups, values);
   }
-  return stored;
 }
 
 const statements = new WeakMap<BetterSqlite3.Database, BetterSqlite3.Statement>();

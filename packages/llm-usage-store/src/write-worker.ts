@@ -12,7 +12,7 @@ import { UsageStore } from './usage-store.js';
 
 /** What the main thread asks of the writer. */
 export type Work =
-  | { readonly kind: 'write'; /** The batch's encoded records as one JSON array text (`joinBatch`). */ readonly batch: string }
+  | { readonly kind: 'write'; /** The batch's encoded records as one text (`joinBatch`). */ readonly batch: string }
   | { readonly kind: 'prune'; readonly cutoff: number }
   | { readonly kind: 'statistics' };
 
