@@ -73,6 +73,8 @@ export class BatchWriter {
   private head = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
+  /** A flush was asked for while a write was under way: the drain writes what is queued then too. */
+  private flushAsked = false;
   private droppedTotal = 0;
   private droppedUnreported = 0;
   private lastDropReport = -Infinity;
@@ -116,7 +118,10 @@ export class BatchWriter {
 
   /** Writes everything queued now (one batch at a time); resolves when done or when a write fails. */
   async flush(): Promise<void> {
-    if (this.writing !== undefined) return this.writing;
+    if (this.writing !== undefined) {
+      this.flushAsked = true;
+      return this.writing;
+    }
     this.writing = this.drain().finally(() => {
       this.writing = undefined;
     });
@@ -156,15 +161,23 @@ export class BatchWriter {
   /**
    * Writes what is queued when it starts, in batches of up to `maxBatch`, and
    * then only full batches: what arrives meanwhile waits for a full batch or
-   * the next flush. Taking whatever had arrived during the previous write made
-   * batches shrink under load to a few dozen records (each arrival window as
-   * short as the write before it), and every batch pays for its transaction,
-   * its rollup updates and its hand-over to the writer thread.
+   * the next flush (one asked for during this drain counts: nothing waits
+   * longer than a flush interval plus the write under way). Taking whatever
+   * had arrived during the previous write made batches shrink under load to a
+   * few dozen records (each arrival window as short as the write before it),
+   * and every batch pays for its transaction, its rollup updates and its
+   * hand-over to the writer thread.
    */
   private async drain(): Promise<void> {
     this.reportDrops();
+    this.flushAsked = false;
     let due = this.size;
-    while (this.size > 0 && (due > 0 || this.size >= this.maxBatch)) {
+    while (this.size > 0) {
+      if (due <= 0 && this.size < this.maxBatch) {
+        if (!this.flushAsked) break;
+        this.flushAsked = false;
+        due = this.size;
+      }
       const batch = this.take(this.maxBatch);
       due -= batch.length;
       try {
