@@ -6,7 +6,7 @@
  * minutes from here and raw rows only for the ragged edges of its window.
  *
  * The counting rules are the summary's (see query-summary.ts): by alias the
- * unit is the request row, by target or provider the attempt row.
+ * unit is the request, by target or provider the attempt (upstream call).
  *
  * Several writers (replicas on one PostgreSQL) may add to the same rollup row:
  * each transaction first makes sure its rows exist, then reads them FOR UPDATE,
@@ -77,7 +77,7 @@ export function countRequest(t: Tally, r: RequestMeasures, bins: Bins = binsOf(r
   count(t, r, bins);
 }
 
-/** Adds one attempt row to its target's (or provider's) tally. */
+/** Adds one attempt to its target's (or provider's) tally. */
 export function countAttempt(t: Tally, a: AttemptMeasures, bins: Bins = binsOf(a)): void {
   t.requests += Number(a.final);
   t.errors += a.outcome === 'ok' ? 0 : 1;
