@@ -1,10 +1,12 @@
 /**
- * Upgrading stores written by earlier versions, on real SQLite files: before
- * the rollups existed (migration 0004 builds them from the stored rows), and
- * before attempts moved into their request's row (0013).
+ * Upgrading stores written by earlier versions: before the rollups existed
+ * (migration 0004 builds them from the stored rows; a real SQLite file), and
+ * before attempts moved into their request's row (0013; SQLite and a real
+ * PostgreSQL server).
  */
 import { randomUUID } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attempt, request, rescuedRequest } from './test-records.js';
 import { testLocation, type TestLocation } from './test-stores.js';
@@ -14,25 +16,58 @@ import { UsageStore } from './usage-store.js';
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 const HOUR = 3_600_000;
 
+const DERIVED_BY_OLD_VERSIONS = `
+  -- final: the request ended with it; rescue: answered after a failed-over call; ttfb on the last attempt
+  CASE WHEN LAST AND FAILED_OVER = 0 THEN 1 ELSE 0 END,
+  CASE WHEN OUTCOME = 'ok' AND r.failovers > 0 THEN 1 ELSE 0 END,
+  CASE WHEN LAST THEN r.ttfb_ms END`;
+const ATTEMPT_COLUMNS = `request_row_id, position, ts, alias, target, provider, model, outcome, reason, upstream_status,
+  duration_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, failed_over, final, rescue, ttfb_ms`;
+const UNDO_0013 = `
+  ALTER TABLE usage_requests DROP COLUMN attempts;
+  DELETE FROM kysely_migration WHERE name = '0013_attempts_in_request_row';`;
+
 /**
  * Rewrites a store into the layout of the versions before 0013, as they wrote
  * it: each attempt a row of `usage_attempts` (with the `final`, `rescue` and
- * `ttfb_ms` they derived), no `attempts` column, 0013 not applied.
+ * `ttfb_ms` they derived), no `attempts` column, 0013 not applied. Returns the
+ * number of attempt rows.
  */
-function toLayoutBefore0013(raw: BetterSqlite3.Database): void {
-  const last = 'a.key = json_array_length(r.attempts) - 1';
-  raw.exec(`
-    INSERT INTO usage_attempts (request_row_id, position, ts, alias, target, provider, model, outcome, reason, upstream_status,
-      duration_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, failed_over, final, rescue, ttfb_ms)
-    SELECT r.id, a.key, r.ts, r.alias, a.value ->> '$[0]', a.value ->> '$[1]', a.value ->> '$[2]', a.value ->> '$[3]', a.value ->> '$[4]',
-      a.value ->> '$[5]', a.value ->> '$[6]', a.value ->> '$[7]', a.value ->> '$[8]', a.value ->> '$[9]', a.value ->> '$[10]', a.value ->> '$[11]',
-      CASE WHEN ${last} AND a.value ->> '$[11]' = 0 THEN 1 ELSE 0 END,
-      CASE WHEN a.value ->> '$[3]' = 'ok' AND r.failovers > 0 THEN 1 ELSE 0 END,
-      CASE WHEN ${last} THEN r.ttfb_ms END
-    FROM usage_requests r, json_each(r.attempts) a;
-    ALTER TABLE usage_requests DROP COLUMN attempts;
-    DELETE FROM kysely_migration WHERE name = '0013_attempts_in_request_row';
-  `);
+async function toLayoutBefore0013(where: TestLocation): Promise<number> {
+  if (where.location.kind === 'sqlite') {
+    const raw = new BetterSqlite3(where.location.file);
+    try {
+      const field = (i: number) => `a.value ->> '$[${i}]'`;
+      const derived = DERIVED_BY_OLD_VERSIONS.replaceAll('LAST', 'a.key = json_array_length(r.attempts) - 1')
+        .replaceAll('FAILED_OVER', field(11))
+        .replaceAll('OUTCOME', field(3));
+      raw.exec(`
+        INSERT INTO usage_attempts (${ATTEMPT_COLUMNS})
+        SELECT r.id, a.key, r.ts, r.alias, ${[...Array(12).keys()].map(field).join(', ')}, ${derived}
+        FROM usage_requests r, json_each(r.attempts) a;
+        ${UNDO_0013}`);
+      return (raw.prepare('SELECT count(*) AS n FROM usage_attempts').get() as { n: number }).n;
+    } finally {
+      raw.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: where.location.url });
+  await client.connect();
+  try {
+    const types = ['text', 'text', 'text', 'text', 'text', 'int', 'float8', 'int', 'int', 'int', 'float8', 'int'];
+    const field = (i: number) => `(a.v ->> ${i})::${types[i]}`;
+    const derived = DERIVED_BY_OLD_VERSIONS.replaceAll('LAST', 'a.ord = jsonb_array_length(r.attempts::jsonb)')
+      .replaceAll('FAILED_OVER', field(11))
+      .replaceAll('OUTCOME', field(3));
+    await client.query(`
+      INSERT INTO usage_attempts (${ATTEMPT_COLUMNS})
+      SELECT r.id, a.ord - 1, r.ts, r.alias, ${[...Array(12).keys()].map(field).join(', ')}, ${derived}
+      FROM usage_requests r CROSS JOIN LATERAL jsonb_array_elements(r.attempts::jsonb) WITH ORDINALITY AS a(v, ord);
+      ${UNDO_0013}`);
+    return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM usage_attempts')).rows[0]!.n);
+  } finally {
+    await client.end();
+  }
 }
 
 describe('migration 0004 (rollups)', () => {
@@ -56,8 +91,8 @@ describe('migration 0004 (rollups)', () => {
 
     // The file as the previous version left it: rows, no rollups table, 0004 not applied.
     const file = (where.location as { file: string }).file;
+    await toLayoutBefore0013(where);
     const raw = new BetterSqlite3(file);
-    toLayoutBefore0013(raw);
     raw.exec(`DROP TABLE usage_rollups; DELETE FROM kysely_migration WHERE name = '0004_usage_rollups'`);
     raw.close();
 
@@ -75,7 +110,7 @@ describe('migration 0004 (rollups)', () => {
   });
 });
 
-describe('migration 0013 (attempts in their request row)', () => {
+describe.each(['sqlite', 'postgres'] as const)('migration 0013 (attempts in their request row), %s', (engine) => {
   let where: TestLocation | undefined;
 
   afterEach(async () => {
@@ -83,7 +118,7 @@ describe('migration 0013 (attempts in their request row)', () => {
   });
 
   it('requests stored before it read the same after it, next to requests stored after it', async () => {
-    where = await testLocation('sqlite');
+    where = await testLocation(engine);
     const failed = (position: number, target: string) =>
       attempt(position, { target, outcome: 'failed', reason: 'http_503', upstreamStatus: 503, promptTokens: null, completionTokens: null, costUsd: null, failedOver: true });
     const old = [
@@ -104,10 +139,7 @@ describe('migration 0013 (attempts in their request row)', () => {
     };
     await store.close();
 
-    const raw = new BetterSqlite3((where.location as { file: string }).file);
-    toLayoutBefore0013(raw);
-    expect(raw.prepare('SELECT count(*) AS n FROM usage_attempts').get()).toEqual({ n: 6 });
-    raw.close();
+    expect(await toLayoutBefore0013(where)).toBe(6);
 
     store = new UsageStore({ location: where.location });
     try {
