@@ -124,6 +124,8 @@ export class BatchWriter {
     }
     this.writing = this.drain().finally(() => {
       this.writing = undefined;
+      // A flush asked for in the moment between the drain's end and this line.
+      if (this.flushAsked && this.size > 0 && !this.failing) void this.flush();
     });
     return this.writing;
   }

@@ -17,7 +17,8 @@ const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 const HOUR = 3_600_000;
 
 const DERIVED_BY_OLD_VERSIONS = `
-  -- final: the request ended with it; rescue: answered after a failed-over call; ttfb on the last attempt
+  -- final: the request ended with it; rescue: answered after a failed-over call (an ok attempt is always
+  -- the last, so any failover of the request came before it); ttfb on the last attempt
   CASE WHEN LAST AND FAILED_OVER = 0 THEN 1 ELSE 0 END,
   CASE WHEN OUTCOME = 'ok' AND r.failovers > 0 THEN 1 ELSE 0 END,
   CASE WHEN LAST THEN r.ttfb_ms END`;
