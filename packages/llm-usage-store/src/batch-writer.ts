@@ -6,14 +6,14 @@
  * A failed batch goes back to the front of the queue and is retried on the next
  * tick, so recording resumes by itself once the database is back.
  *
- * A full batch does not wait for the timer: under heavy traffic records are
- * handed on within milliseconds, so the queue never fills between two ticks
- * (at 16 000 requests/s a 1 s tick would overflow a 10 000-record queue) and a
- * record dies young, before the garbage collector has to copy it to the old
- * generation (which shows as GC time on the request thread).
+ * A full batch does not wait for the timer, so the queue never fills between
+ * two ticks under heavy traffic (at 16 000 requests/s a 1 s tick would
+ * overflow a 10 000-record queue); a partial one does, so that batches stay
+ * large under load (see `drain`).
  *
  * Loss bound on `kill -9`: the records queued since the last successful batch,
- * i.e. at most `flushIntervalMs` of traffic while the database is healthy.
+ * i.e. at most `flushIntervalMs` of traffic plus the batch being written, while
+ * the database is healthy.
  */
 import { rowId } from './row-id.js';
 import type { RequestRecord } from './types.js';
