@@ -34,6 +34,9 @@ export interface Connection {
  */
 const SQLITE_CACHE_KIB = { queries: 32_768, writes: 2_048 } as const;
 
+/** Bytes per page of a new SQLite file (see `openSqlite`). */
+export const SQLITE_PAGE_SIZE = 16_384;
+
 /** What a connection is for: sizes its cache. */
 export type ConnectionRole = keyof typeof SQLITE_CACHE_KIB;
 const POSTGRES_POOL_SIZE = 4;
@@ -61,6 +64,12 @@ function openSqlite(file: string, role: ConnectionRole): Connection {
   mkdirSync(dirname(file), { recursive: true });
   const database = new BetterSqlite3(file);
   try {
+    // Set before anything is written, so it takes effect only in a new file
+    // (an existing one keeps its size: WAL mode cannot change it). Rows are
+    // appended a batch at a time, and with 16 KiB pages SQLite handles a
+    // quarter as many pages per batch: writing a request cost 15 % less CPU
+    // than with the default 4 KiB (bench/README.md, fourth pass).
+    database.pragma(`page_size = ${SQLITE_PAGE_SIZE}`);
     // WAL: readers (the usage API) never wait for the writer, and a killed
     // process loses no committed batch. NORMAL sync is durable across a process
     // crash (only an OS crash may lose the last commits).
