@@ -1,4 +1,6 @@
 /** Builders of request records for the tests (not shipped: tsconfig.build.json leaves this file out). */
+import { randomUUID } from 'node:crypto';
+import { encodeRecord, type EncodedRecord } from './encoded-record.js';
 import type { AttemptRecord, RequestRecord } from './types.js';
 
 export function attempt(position: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
@@ -68,4 +70,9 @@ export function rescuedRequest(over: Partial<RequestRecord> = {}): RequestRecord
     ],
     ...over,
   });
+}
+
+/** A batch of one encoded request with this request id, as `UsageStore.write` takes it. */
+export function encodedRequests(requestId: string): EncodedRecord[] {
+  return [encodeRecord(randomUUID(), request({ requestId }))];
 }

@@ -7,7 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestPostgres, type TestPostgres } from '@mana/llm-testkit';
+import { afterEach } from 'vitest';
 import type { StoreLocation } from './connections.js';
+import { UsageStore, type UsageStoreOptions } from './usage-store.js';
 
 export interface TestLocation {
   readonly location: StoreLocation;
@@ -30,4 +32,25 @@ export async function testLocation(engine: Engine): Promise<TestLocation> {
   }
   const postgres = await startTestPostgres();
   return { location: { kind: 'postgres', url: postgres.url }, postgres, cleanup: () => postgres.stop() };
+}
+
+/**
+ * For a describe block whose tests each use one store: the function returned
+ * opens a store on a fresh location of `engine`; the store is closed and its
+ * location removed after each test.
+ */
+export function storePerTest(): (engine: Engine, options?: Omit<UsageStoreOptions, 'location'>) => Promise<{ store: UsageStore; where: TestLocation }> {
+  let where: TestLocation | undefined;
+  let store: UsageStore | undefined;
+  afterEach(async () => {
+    await store?.close();
+    await where?.cleanup();
+    store = undefined;
+    where = undefined;
+  });
+  return async (engine, options = {}) => {
+    where = await testLocation(engine);
+    store = new UsageStore({ ...options, location: where.location });
+    return { store, where };
+  };
 }
