@@ -22,7 +22,7 @@ const OUT = option('out', undefined);
 const DAY = 86_400_000;
 const log = (line) => process.stderr.write(`[usage-bench] ${line}\n`);
 
-const { UsageStore, encodeRecord, rowId } = await import(path.join(repoRoot, 'packages/llm-usage-store/dist/index.js'));
+const { UsageStore, recordBatch } = await import(path.join(repoRoot, 'packages/llm-usage-store/dist/index.js'));
 
 const ALIASES = ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision'];
 const TARGETS = [
@@ -104,9 +104,9 @@ async function fill(store, now) {
     for (let i = 0; i < Math.min(BATCH, REQUESTS - done); i++) {
       const record = makeRecord(random, now);
       record.time = Math.floor(now - 30 * DAY + (done + i) * step);
-      batch.push(encodeRecord(rowId(record.time), record));
+      batch.push(record);
     }
-    await store.write(batch);
+    await store.write(recordBatch(batch));
     if ((done / BATCH) % 40 === 0) log(`  ${done.toLocaleString('en')} written`);
   }
   return (performance.now() - started) / 1000;

@@ -112,6 +112,23 @@ describe('batch writer', () => {
     expect(all).toContain('r4999');
   });
 
+  it('drops exactly the oldest records when the queue overflows, also from the middle of a batch', async () => {
+    const { store, writer, file } = await setUp({ flushIntervalMs: 20, maxBatch: 100, maxQueued: 120 });
+    const other = new BetterSqlite3(file);
+    other.exec('BEGIN EXCLUSIVE');
+    try {
+      for (let i = 0; i < 250; i++) writer.record(request({ requestId: `r${i}` }));
+      await until(() => writer.status.failing);
+      expect(writer.status).toMatchObject({ queued: 120, dropped: 130 });
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    await until(() => writer.status.written === 120);
+    const stored = (await store.requests({ limit: 500 })).requests.map((r) => Number(r.requestId.slice(1))).sort((a, b) => a - b);
+    expect(stored).toEqual(Array.from({ length: 120 }, (_, i) => 130 + i));
+  });
+
   it('close() writes what is still queued', async () => {
     const { store, writer } = await setUp({ flushIntervalMs: 60_000 });
     for (let i = 0; i < 3; i++) writer.record(request({ requestId: `r${i}` }));

@@ -1,6 +1,7 @@
 /**
- * Keeps usage writes off the request path: `record()` only appends to a bounded
- * in-memory queue; a timer writes the queue in batches. A slow or failing
+ * Keeps usage writes off the request path: `record()` only copies the record
+ * into a bounded in-memory queue of column blocks (record-block.ts, one block
+ * per batch); a timer writes the queue in batches. A slow or failing
  * database therefore never delays a request. When the queue is full the oldest
  * unwritten records are dropped and counted (logged at most once per interval).
  * A failed batch goes back to the front of the queue and is retried on the next
@@ -15,12 +16,11 @@
  * i.e. at most `flushIntervalMs` of traffic plus the batch being written, while
  * the database is healthy.
  */
-import { rowId } from './row-id.js';
+import { RecordBlockBuilder, batchSize, type RecordBatch } from './record-block.js';
 import type { RequestRecord } from './types.js';
-import { encodeRecord, type EncodedRecord } from './encoded-record.js';
 
 export interface BatchSink {
-  write(batch: readonly EncodedRecord[]): Promise<void>;
+  write(batch: RecordBatch): Promise<void>;
 }
 
 export interface BatchWriterOptions {
@@ -58,7 +58,7 @@ export const DEFAULT_FLUSH_INTERVAL_MS = 1_000; // 1 s
  * Each batch also pays for its transaction, its rollup updates and its hand-over
  * to the writer thread, so batches should be large under load (see `drain`).
  * Still well below the queue's bound, so a batch in progress never pushes it to
- * drop; a batch of 4,000 records is about 2 MB of text.
+ * drop; a block of 4,000 one-attempt records is about 1 MB.
  */
 export const DEFAULT_MAX_BATCH = 4_000;
 export const DEFAULT_DROP_LOG_INTERVAL_MS = 60_000; // 1 min
@@ -68,9 +68,12 @@ export class BatchWriter {
   private readonly maxBatch: number;
   private readonly dropLogIntervalMs: number;
   private readonly now: () => number;
-  /** FIFO as an array with a moving head: O(1) append and take. */
-  private queue: EncodedRecord[] = [];
-  private head = 0;
+  /** The block records go into now; sealed into `sealed` when full or when a flush starts. */
+  private open: RecordBlockBuilder | undefined;
+  /** Sealed blocks waiting to be written, oldest first (`from`: the first record not dropped). */
+  private sealed: { block: RecordBatch['block']; from: number }[] = [];
+  /** Records in `open` and `sealed` (not the batch being written). */
+  private queued = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
   /** A flush was asked for while a write was under way: the drain writes what is queued then too. */
@@ -96,18 +99,20 @@ export class BatchWriter {
     this.timer.unref();
   }
 
-  /** O(1), never waits: the request path calls this. Encodes the record now (see encoded-record.ts). */
+  /** O(1), never waits: the request path calls this. Copies the record into the open block (record-block.ts). */
   record(record: RequestRecord): void {
     if (this.stopped) return;
-    this.queue.push(encodeRecord(rowId(record.time), record));
-    const size = this.size;
-    if (size > this.maxQueued) this.dropOldest(size - this.maxQueued);
-    else if (size >= this.maxBatch && this.writing === undefined && !this.failing) void this.flush();
+    const open = (this.open ??= new RecordBlockBuilder(this.maxBatch));
+    open.add(record);
+    this.queued++;
+    if (open.full) this.sealOpen();
+    if (this.queued > this.maxQueued) this.dropOldest(this.queued - this.maxQueued);
+    else if (this.sealed.length > 0 && this.writing === undefined && !this.failing) void this.flush();
   }
 
   get status(): BatchWriterStatus {
     return {
-      queued: this.size,
+      queued: this.queued,
       dropped: this.droppedTotal,
       written: this.writtenTotal,
       failing: this.failing,
@@ -125,7 +130,7 @@ export class BatchWriter {
     this.writing = this.drain().finally(() => {
       this.writing = undefined;
       // A flush asked for in the moment between the drain's end and this line.
-      if (this.flushAsked && this.size > 0 && !this.failing) void this.flush();
+      if (this.flushAsked && this.queued > 0 && !this.failing) void this.flush();
     });
     return this.writing;
   }
@@ -149,39 +154,36 @@ export class BatchWriter {
 
   private async flushAll(): Promise<void> {
     await this.writing;
-    while (this.size > 0 && !this.stopped) {
+    while (this.queued > 0 && !this.stopped) {
       const before = this.writtenTotal;
       await this.flush();
       if (this.writtenTotal === before) return; // the database refuses: give up rather than spin
     }
   }
 
-  private get size(): number {
-    return this.queue.length - this.head;
-  }
-
   /**
-   * Writes what is queued when it starts, in batches of up to `maxBatch`, and
-   * then only full batches: what arrives meanwhile waits for a full batch or
-   * the next flush (one asked for during this drain counts: nothing waits
-   * longer than a flush interval plus the write under way). Taking whatever
-   * had arrived during the previous write made batches shrink under load to a
-   * few dozen records (each arrival window as short as the write before it),
-   * and every batch pays for its transaction, its rollup updates and its
-   * hand-over to the writer thread.
+   * Writes what is queued when it starts (the open block is sealed, however
+   * few records it holds), then only full blocks: what arrives meanwhile waits
+   * for a full block or the next flush (one asked for during this drain
+   * counts: nothing waits longer than a flush interval plus the write under
+   * way). Taking whatever had arrived during the previous write made batches
+   * shrink under load to a few dozen records (each arrival window as short as
+   * the write before it), and every batch pays for its transaction, its
+   * rollup updates and its hand-over to the writer thread.
    */
   private async drain(): Promise<void> {
     this.reportDrops();
     this.flushAsked = false;
-    let due = this.size;
-    while (this.size > 0) {
-      if (due <= 0 && this.size < this.maxBatch) {
-        if (!this.flushAsked) break;
+    this.sealOpen();
+    for (;;) {
+      if (this.sealed.length === 0) {
+        if (!this.flushAsked || this.open === undefined) break;
         this.flushAsked = false;
-        due = this.size;
+        this.sealOpen();
       }
-      const batch = this.take(this.maxBatch);
-      due -= batch.length;
+      const batch = this.sealed.shift()!;
+      const size = batchSize(batch);
+      this.queued -= size;
       try {
         await this.sink.write(batch);
       } catch (error) {
@@ -193,30 +195,36 @@ export class BatchWriter {
         return;
       }
       this.failing = false;
-      this.writtenTotal += batch.length;
-      this.options.onWritten?.(batch.length);
+      this.writtenTotal += size;
+      this.options.onWritten?.(size);
     }
   }
 
-  private take(count: number): EncodedRecord[] {
-    const batch = this.queue.slice(this.head, this.head + count);
-    this.head += batch.length;
-    this.compact();
-    return batch;
+  private sealOpen(): void {
+    if (this.open === undefined || this.open.count === 0) return;
+    this.sealed.push({ block: this.open.seal(), from: 0 });
+    this.open = undefined;
   }
 
   /** A failed batch goes back in front of what arrived meanwhile; the oldest go if that overflows. */
-  private putBack(batch: EncodedRecord[]): void {
-    this.queue = batch.concat(this.queue.slice(this.head));
-    this.head = 0;
-    if (this.size > this.maxQueued) this.dropOldest(this.size - this.maxQueued);
+  private putBack(batch: RecordBatch): void {
+    this.sealed.unshift({ block: batch.block, from: batch.from });
+    this.queued += batchSize(batch);
+    if (this.queued > this.maxQueued) this.dropOldest(this.queued - this.maxQueued);
   }
 
   private dropOldest(count: number): void {
-    this.head += count;
     this.droppedTotal += count;
     this.droppedUnreported += count;
-    this.compact();
+    this.queued -= count;
+    while (count > 0) {
+      if (this.sealed.length === 0) this.sealOpen(); // the oldest waiting records are in the open block
+      const oldest = this.sealed[0]!;
+      const dropped = Math.min(count, batchSize(oldest));
+      oldest.from += dropped;
+      count -= dropped;
+      if (batchSize(oldest) === 0) this.sealed.shift();
+    }
     this.reportDrops();
   }
 
@@ -228,12 +236,5 @@ export class BatchWriter {
     const count = this.droppedUnreported;
     this.droppedUnreported = 0;
     this.options.onDropped?.(count);
-  }
-
-  private compact(): void {
-    if (this.head > 1_024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
   }
 }

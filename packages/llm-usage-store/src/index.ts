@@ -12,8 +12,8 @@ export {
 } from './batch-writer.js';
 export { rowId } from './row-id.js';
 export type { BatchSink, BatchWriterOptions, BatchWriterStatus } from './batch-writer.js';
-export { encodeRecord } from './encoded-record.js';
-export type { EncodedRecord } from './encoded-record.js';
+export { recordBatch } from './record-block.js';
+export type { RecordBatch, RecordBlock } from './record-block.js';
 export { WorkerSink, workerAvailable } from './worker-sink.js';
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './query-requests.js';
 export { SUMMARY_GROUPS } from './query-summary.js';

@@ -4,13 +4,12 @@
  * before attempts moved into their request's row (0013; SQLite and a real
  * PostgreSQL server).
  */
-import { randomUUID } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attempt, request, rescuedRequest } from './test-records.js';
 import { testLocation, type TestLocation } from './test-stores.js';
-import { encodeRecord } from './encoded-record.js';
+import { recordBatch } from './record-block.js';
 import { UsageStore } from './usage-store.js';
 
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
@@ -86,7 +85,7 @@ describe('migration 0004 (rollups)', () => {
       request({ requestId: 'c', time: T0 + 5, status: 502, code: 'all_targets_failed' }),
     ];
     let store = new UsageStore({ location: where.location });
-    await store.write(records.map((record) => encodeRecord(randomUUID(), record)));
+    await store.write(recordBatch(records));
     const before = await store.summary({ groupBy: 'alias' });
     await store.close();
 
@@ -131,7 +130,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration 0013 (attempts in thei
     // Seconds inside one minute: the summaries read these rows, not rollups.
     const window = { since: T0 + 500, until: T0 + 30_000 };
     let store = new UsageStore({ location: where.location });
-    await store.write(old.map((record) => encodeRecord(`0${record.time}-${record.requestId}`, record)));
+    await store.write(recordBatch(old));
     const before = {
       requests: await store.requests({}),
       errors: await store.errors({}),
@@ -156,7 +155,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration 0013 (attempts in thei
       ]);
 
       // A request stored after the upgrade counts with the old ones.
-      await store.write([encodeRecord(`0${T0 + 5_000}-new`, rescuedRequest({ requestId: 'new', time: T0 + 5_000 }))]);
+      await store.write(recordBatch([rescuedRequest({ requestId: 'new', time: T0 + 5_000 })]));
       expect((await store.requests({})).requests.map((r) => [r.requestId, r.attempts.length])).toEqual([
         ['new', 2],
         ['plain', 1],

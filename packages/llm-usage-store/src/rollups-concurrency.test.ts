@@ -2,9 +2,8 @@
  * Several writers on one PostgreSQL (replicas) adding to the same rollup rows
  * at once: each batch's part is kept, none is lost to another's write.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeRecord } from './encoded-record.js';
+import { recordBatch } from './record-block.js';
 import { request } from './test-records.js';
 import { testLocation, type TestLocation } from './test-stores.js';
 import { UsageStore } from './usage-store.js';
@@ -31,8 +30,8 @@ describe('rollups with concurrent writers (PostgreSQL)', () => {
       await Promise.all(
         stores.map(async (store, s) => {
           for (let b = 0; b < batchesPerStore; b++) {
-            const batch = Array.from({ length: perBatch }, (_, i) =>
-              encodeRecord(randomUUID(), request({ requestId: `s${s}-b${b}-${i}`, time: T0 + 1_000 + i, durationMs: 100 + s })),
+            const batch = recordBatch(
+              Array.from({ length: perBatch }, (_, i) => request({ requestId: `s${s}-b${b}-${i}`, time: T0 + 1_000 + i, durationMs: 100 + s })),
             );
             await store.write(batch);
           }

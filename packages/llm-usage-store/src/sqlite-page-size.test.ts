@@ -5,7 +5,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SQLITE_PAGE_SIZE } from './connections.js';
-import { encodedRequests } from './test-records.js';
+import { oneRequest } from './test-records.js';
 import { storePerTest } from './test-stores.js';
 
 const pageSizeOf = (file: string): number => {
@@ -23,7 +23,7 @@ describe('SQLite page size', () => {
   it('a new store file has 16 KiB pages', async () => {
     const { store, where } = await openStore('sqlite');
     const file = (where.location as { file: string }).file;
-    await store.write(encodedRequests('first'));
+    await store.write(oneRequest('first'));
     expect(SQLITE_PAGE_SIZE).toBe(16_384);
     expect(pageSizeOf(file)).toBe(16_384);
   });
@@ -37,7 +37,7 @@ describe('SQLite page size', () => {
     older.exec('CREATE TABLE unrelated (x INTEGER)'); // the file exists with its page size fixed
     older.close();
 
-    await store.write(encodedRequests('after-upgrade'));
+    await store.write(oneRequest('after-upgrade'));
     expect((await store.requests({})).requests.map((r) => r.requestId)).toEqual(['after-upgrade']);
     expect(pageSizeOf(file)).toBe(4_096);
   });

@@ -30,11 +30,11 @@ export function finiteOrZero(value: number): number {
 
 /**
  * The stored form, one value list per attempt in this order (its position is
- * its index). Lists, not objects: a third of the bytes, and the column is
+ * its index; record-block.ts writes it). Lists, not objects: a third of the bytes, and the column is
  * written for every request while being read only a page or a window's edges
  * at a time.
  */
-type StoredAttempt = [
+export type StoredAttempt = [
   target: string,
   provider: string,
   model: string,
@@ -48,16 +48,6 @@ type StoredAttempt = [
   costUsd: number | null,
   failedOver: 0 | 1,
 ];
-
-/** The `attempts` column's text for a request's attempts (numbers made safe for JSON). */
-export function encodeAttempts(attempts: readonly AttemptRecord[]): string {
-  return JSON.stringify(
-    attempts.map((a): StoredAttempt => [
-      a.target, a.provider, a.model, a.outcome, a.reason, finiteOrNull(a.upstreamStatus), finiteOrZero(a.durationMs),
-      finiteOrNull(a.promptTokens), finiteOrNull(a.completionTokens), finiteOrNull(a.cachedTokens), finiteOrNull(a.costUsd), a.failedOver ? 1 : 0,
-    ]),
-  );
-}
 
 export function decodeAttempts(text: string): AttemptRecord[] {
   return (JSON.parse(text) as StoredAttempt[]).map(
@@ -81,7 +71,11 @@ const visited: AttemptMeasures = {
  * last attempt. `visit` must not keep the object it is given.
  */
 export function visitAttemptMeasures(ts: number, ttfbMs: number | null, attemptsText: string, visit: (a: AttemptMeasures) => void): void {
-  const attempts = JSON.parse(attemptsText) as StoredAttempt[];
+  visitStoredAttempts(ts, ttfbMs, JSON.parse(attemptsText) as StoredAttempt[], visit);
+}
+
+/** `visitAttemptMeasures` of attempts already in their stored form (the writer has them before the text). */
+export function visitStoredAttempts(ts: number, ttfbMs: number | null, attempts: readonly StoredAttempt[], visit: (a: AttemptMeasures) => void): void {
   const last = attempts.length - 1;
   let failedOverBefore = false;
   for (let i = 0; i <= last; i++) {

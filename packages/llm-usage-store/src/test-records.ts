@@ -1,6 +1,5 @@
 /** Builders of request records for the tests (not shipped: tsconfig.build.json leaves this file out). */
-import { randomUUID } from 'node:crypto';
-import { encodeRecord, type EncodedRecord } from './encoded-record.js';
+import { recordBatch, type RecordBatch } from './record-block.js';
 import type { AttemptRecord, RequestRecord } from './types.js';
 
 export function attempt(position: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
@@ -72,7 +71,7 @@ export function rescuedRequest(over: Partial<RequestRecord> = {}): RequestRecord
   });
 }
 
-/** A batch of one encoded request with this request id, as `UsageStore.write` takes it. */
-export function encodedRequests(requestId: string): EncodedRecord[] {
-  return [encodeRecord(randomUUID(), request({ requestId }))];
+/** A batch of one request with this request id, as `UsageStore.write` takes it. */
+export function oneRequest(requestId: string): RecordBatch {
+  return recordBatch([request({ requestId })]);
 }

@@ -2,9 +2,8 @@
  * One suite, two real engines: a SQLite file and a PostgreSQL database.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
 import { HISTOGRAM_RELATIVE_ERROR } from './histogram.js';
-import { encodeRecord } from './encoded-record.js';
+import { recordBatch } from './record-block.js';
 import { UsageStore } from './usage-store.js';
 import { attempt, request, rescuedRequest } from './test-records.js';
 import { ENGINES, testLocation, type TestLocation } from './test-stores.js';
@@ -14,7 +13,7 @@ import { isUsageQueryError } from './usage-query-error.js';
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 
-const withIds = (records: RequestRecord[]) => records.map((record) => encodeRecord(randomUUID(), record));
+const batchOf = (records: RequestRecord[]) => recordBatch(records);
 
 /** p50/p95 read from the rollups' histograms are within half a bin of the exact nearest rank. */
 function expectRanks(actual: { p50: number | null; p95: number | null }, exact: { p50: number | null; p95: number | null }): void {
@@ -100,7 +99,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
   });
 
   it('stores a rescued request with its two attempts, the first failed over', async () => {
-    await store.write(withIds([rescuedRequest({ requestId: 'r-rescued', time: T0 })]));
+    await store.write(batchOf([rescuedRequest({ requestId: 'r-rescued', time: T0 })]));
     const page = await store.requests({});
     expect(page.nextCursor).toBeNull();
     expect(page.requests).toHaveLength(1);
@@ -113,8 +112,44 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
     expect(stored.attempts[0]).toMatchObject({ reason: 'http_503', upstreamStatus: 503, durationMs: 30, costUsd: null });
   });
 
+  it('gives back every field of every record as recorded, whatever the batch holds', async () => {
+    // Records share strings and differ in the rest; blocks carry each string once (record-block.ts).
+    const full = request({
+      requestId: 'reqé-1 "quoted"',
+      time: T0 + 7,
+      keyFingerprint: 'k:0f0f0f0f0f0f',
+      replica: 'gw-b:3026',
+      status: 200,
+      code: null,
+      stream: true,
+      priority: 'low',
+      durationMs: 812.345678,
+      ttfbMs: 120.5,
+      cachedTokens: 4,
+      attempts: [
+        attempt(0, { target: 'together/x', provider: 'together', model: 'x', outcome: 'failed', reason: 'http_429', upstreamStatus: 429, durationMs: 3.25, promptTokens: null, completionTokens: null, costUsd: null, failedOver: true }),
+        attempt(1, { target: 'openrouter/y', provider: 'openrouter', model: 'y', outcome: 'rejected', reason: 'invalid_json', upstreamStatus: 200, durationMs: 90.5, promptTokens: 11, completionTokens: 3, cachedTokens: 2, costUsd: 0.00002, failedOver: true }),
+        attempt(2, { cachedTokens: 4 }),
+      ],
+    });
+    const records = [
+      { ...full, plan: [{ target: 'ollama/z', outcome: 'skipped', reason: 'provider_unhealthy' }, ...full.plan] },
+      request({ requestId: 'refused', time: T0 + 8, alias: null, model: 'groq/direct', status: 400, code: 'model_not_allowed', attempts: [], keyFingerprint: null, ttfbMs: null, costUsd: null }),
+      request({ requestId: 'plain', time: T0 + 9 }),
+    ];
+    await store.write(batchOf(records));
+    const stored = (await store.requests({})).requests;
+    expect(stored.map((r) => r.requestId)).toEqual(['plain', 'refused', 'reqé-1 "quoted"']);
+    for (const record of records) {
+      const { id, failovers, rescued, ...rest } = stored.find((r) => r.requestId === record.requestId)!;
+      expect(id).toMatch(/^[0-9a-z]{9}-[0-9a-f]{12}[0-9a-z]{6}$/);
+      expect(rest).toEqual(record);
+      expect([failovers, rescued]).toEqual(record.requestId === 'plain' || record.requestId === 'refused' ? [0, false] : [2, true]);
+    }
+  });
+
   it('summarises it as 1 request, 1 error, 1 rescued, by alias and by target', async () => {
-    await store.write(withIds([rescuedRequest({ time: T0 })]));
+    await store.write(batchOf([rescuedRequest({ time: T0 })]));
     const [alias] = await store.summary({ groupBy: 'alias' });
     expect(alias).toMatchObject({ key: 'fast-text', requests: 1, errors: 1, rescued: 1, promptTokens: 10, completionTokens: 5 });
     const byTarget = await store.summary({ groupBy: 'target' });
@@ -139,7 +174,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
       ],
       ttfbMs: 5,
     });
-    await store.write(withIds([failed]));
+    await store.write(batchOf([failed]));
     const [alias] = await store.summary({ groupBy: 'alias' });
     expect(alias).toMatchObject({ requests: 1, errors: 2, rescued: 0, costUsd: null });
     const errors = await store.errors({});
@@ -148,7 +183,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
 
   it('sums tokens and cost, and keeps unknown cost null rather than 0', async () => {
     await store.write(
-      withIds([
+      batchOf([
         request({ requestId: 'a', alias: 'priced', attempts: [attempt(0, { promptTokens: 1000, completionTokens: 200, costUsd: 0.0013 })] }),
         request({ requestId: 'b', alias: 'priced', attempts: [attempt(0, { promptTokens: 3000, completionTokens: 800, costUsd: 0.0042 })] }),
         request({ requestId: 'c', alias: 'unpriced', attempts: [attempt(0, { costUsd: null })] }),
@@ -165,7 +200,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
     const records = Array.from({ length: 100 }, (_, i) =>
       request({ requestId: `p${i}`, time: T0 + i, durationMs: i + 1, ttfbMs: (i + 1) * 2 }),
     );
-    await store.write(withIds(records));
+    await store.write(batchOf(records));
     const [row] = await store.summary({ groupBy: 'alias' });
     expectRanks(row!.durationMs, { p50: 50, p95: 95 });
     expectRanks(row!.ttfbMs, { p50: 100, p95: 190 });
@@ -186,7 +221,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
       return request({ requestId: `w${i}`, time, alias, durationMs: 20 + (i % 50), ttfbMs: 10 + (i % 40), attempts: [attempt(0, { durationMs: 15 + (i % 50), promptTokens: i, completionTokens: 2 * i, costUsd: i / 1e6 })] });
     });
     // Written in three batches, as the batch writer would: the rollups add up across batches.
-    for (let i = 0; i < records.length; i += 200) await store.write(withIds(records.slice(i, i + 200)));
+    for (let i = 0; i < records.length; i += 200) await store.write(batchOf(records.slice(i, i + 200)));
     const windows: [number | undefined, number | undefined][] = [
       [undefined, undefined],
       [T0, T0 + 3 * HOUR], // whole hours only
@@ -216,11 +251,11 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
   });
 
   it('keeps the rollups of a retried batch and of pruned hours right', async () => {
-    const batch = withIds([request({ requestId: 'twice', time: T0 + 5 })]);
+    const batch = batchOf([request({ requestId: 'twice', time: T0 + 5 })]);
     await store.write(batch);
     await store.write(batch);
     expect((await store.summary({ groupBy: 'alias', since: T0 - HOUR, until: T0 + HOUR }))[0]).toMatchObject({ requests: 1 });
-    await store.write(withIds([request({ requestId: 'later', time: T0 + 2 * HOUR + 5 })]));
+    await store.write(batchOf([request({ requestId: 'later', time: T0 + 2 * HOUR + 5 })]));
     // The cutoff falls inside the hour of 'later': pruning rounds down to the hour, so that hour stays whole.
     expect(await store.prune(T0 + 2 * HOUR + 30 * 60_000)).toBe(1);
     expect((await store.summary({ groupBy: 'alias' })).map((r) => r.requests)).toEqual([1]);
@@ -236,7 +271,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
       request({ requestId: `o${i}`, time: T0 + i, alias: 'odd', durationMs: i + 1, ttfbMs: i % 2 === 0 ? (i + 1) * 2 : null }),
     );
     records.push(request({ requestId: 'tiny', time: T0, alias: 'tiny', durationMs: 500, ttfbMs: null }));
-    await store.write(withIds(records));
+    await store.write(batchOf(records));
     const rows = await store.summary({ groupBy: 'alias' });
     const odd = rows.find((r) => r.key === 'odd')!;
     expect(odd.requests).toBe(37);
@@ -250,7 +285,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
 
   it('filters requests by time, alias, target, status, code and failed_over', async () => {
     await store.write(
-      withIds([
+      batchOf([
         rescuedRequest({ requestId: 'rescued', time: T0 }),
         request({ requestId: 'plain', time: T0 + HOUR, alias: 'other' }),
         request({ requestId: 'refused', time: T0 + 2 * HOUR, status: 400, code: 'upstream_400', attempts: [] }),
@@ -273,7 +308,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
 
   it('a number JSON cannot carry (NaN, Infinity) never fails a batch: 0 where a value is required, null elsewhere', async () => {
     const odd = request({ requestId: 'odd', durationMs: Number.NaN, promptTokens: Number.POSITIVE_INFINITY, attempts: [attempt(0, { durationMs: Number.POSITIVE_INFINITY, costUsd: Number.NaN })] });
-    await store.write(withIds([odd, request({ requestId: 'plain' })]));
+    await store.write(batchOf([odd, request({ requestId: 'plain' })]));
     const stored = (await store.requests({})).requests;
     expect(stored.map((r) => r.requestId).sort()).toEqual(['odd', 'plain']);
     const row = stored.find((r) => r.requestId === 'odd');
@@ -282,7 +317,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
   });
 
   it('treats SQL metacharacters in every filter as plain text', async () => {
-    await store.write(withIds([request({ requestId: 'x' })]));
+    await store.write(batchOf([request({ requestId: 'x' })]));
     const nasty = `' OR 1=1; DROP TABLE usage_requests; --`;
     const page = await store.requests({ alias: nasty, target: nasty, code: nasty });
     expect(page.requests).toEqual([]);
@@ -292,7 +327,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
   it('pages through requests with a cursor, newest first, ties broken by id, nothing twice', async () => {
     // Three requests per millisecond: the cursor must not lose or repeat ties.
     const records = Array.from({ length: 25 }, (_, i) => request({ requestId: `n${i}`, time: T0 + Math.floor(i / 3) }));
-    await store.write(withIds(records));
+    await store.write(batchOf(records));
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -330,7 +365,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
 
   it('prunes requests and their attempts older than the cutoff', async () => {
     await store.write(
-      withIds([rescuedRequest({ requestId: 'old', time: T0 - 31 * 24 * HOUR }), rescuedRequest({ requestId: 'new', time: T0 })]),
+      batchOf([rescuedRequest({ requestId: 'old', time: T0 - 31 * 24 * HOUR }), rescuedRequest({ requestId: 'new', time: T0 })]),
     );
     expect(await store.prune(T0 - 30 * 24 * HOUR)).toBe(1);
     expect((await store.requests({})).requests.map((r) => r.requestId)).toEqual(['new']);
@@ -339,7 +374,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
   });
 
   it('reopens an existing store without migrating twice and keeps its data', async () => {
-    await store.write(withIds([request({ requestId: 'kept' })]));
+    await store.write(batchOf([request({ requestId: 'kept' })]));
     const again = new UsageStore({ location: where.location });
     try {
       await again.open();
@@ -350,7 +385,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
   });
 
   it('writes a retried batch only once', async () => {
-    const batch = withIds([rescuedRequest({ requestId: 'once' })]);
+    const batch = batchOf([rescuedRequest({ requestId: 'once' })]);
     await store.write(batch);
     await store.write(batch);
     const page = await store.requests({});

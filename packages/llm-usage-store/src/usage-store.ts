@@ -20,7 +20,7 @@ import { querySummary } from './query-summary.js';
 import type { UsageDatabase } from './schema.js';
 import type { RequestPage, RequestPageQuery, SummaryQuery, SummaryRow } from './types.js';
 import { isUsageQueryError } from './usage-query-error.js';
-import type { EncodedRecord } from './encoded-record.js';
+import type { RecordBatch } from './record-block.js';
 import { writeRecords } from './write-records.js';
 
 /** Retention and planner statistics: run by the store itself, or handed to its writer thread (`WorkerSink`). */
@@ -64,8 +64,8 @@ export class UsageStore implements Housekeeping {
     await this.connect();
   }
 
-  /** Writes encoded records (`encodeRecord`), or one joined batch of them (`joinBatch`), in one transaction. */
-  async write(batch: readonly EncodedRecord[] | string): Promise<void> {
+  /** Writes a batch of records (`recordBatch`, or the batch writer's) in one transaction. */
+  async write(batch: RecordBatch): Promise<void> {
     await this.run((db, connection) => writeRecords(db, batch, connection.sqlite));
   }
 

@@ -21,15 +21,15 @@ describe('worker sink (built)', () => {
     const sink = new built.WorkerSink({ kind: 'sqlite', file });
     const store = new built.UsageStore({ location: { kind: 'sqlite', file } });
     try {
-      await sink.write([built.encodeRecord(built.rowId(1), request({ requestId: 'first' }))]);
+      await sink.write(built.recordBatch([request({ requestId: 'first' })]));
       expect((await store.requests({})).requests.map((r) => r.requestId)).toEqual(['first']);
 
       const other = new BetterSqlite3(file);
       other.exec('BEGIN EXCLUSIVE');
-      await expect(sink.write([built.encodeRecord(built.rowId(2), request({ requestId: 'locked' }))])).rejects.toThrow(/locked/);
+      await expect(sink.write(built.recordBatch([request({ requestId: 'locked' })]))).rejects.toThrow(/locked/);
       other.exec('ROLLBACK');
       other.close();
-      await sink.write([built.encodeRecord(built.rowId(3), request({ requestId: 'after' }))]);
+      await sink.write(built.recordBatch([request({ requestId: 'after' })]));
       expect((await store.requests({})).requests.map((r) => r.requestId).sort()).toEqual(['after', 'first']);
     } finally {
       await sink.close();
@@ -44,13 +44,12 @@ describe('worker sink (built)', () => {
     const HOUR = 3_600_000;
     const now = Date.UTC(2026, 10, 30, 12, 0, 0);
     try {
-      await sink.write([
-        built.encodeRecord(built.rowId(now - 3 * HOUR), request({ requestId: 'old', time: now - 3 * HOUR })),
-        built.encodeRecord(built.rowId(now), request({ requestId: 'new', time: now })),
-      ]);
+      await sink.write(
+        built.recordBatch([request({ requestId: 'old', time: now - 3 * HOUR }), request({ requestId: 'new', time: now })]),
+      );
       const [deleted] = await Promise.all([
         sink.prune(now - HOUR),
-        sink.write([built.encodeRecord(built.rowId(now + 1), request({ requestId: 'during', time: now + 1 }))]),
+        sink.write(built.recordBatch([request({ requestId: 'during', time: now + 1 })])),
       ]);
       expect(deleted).toBe(1);
       await sink.refreshStatistics();

@@ -8,11 +8,12 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StoreLocation } from './connections.js';
+import type { RecordBatch } from './record-block.js';
 import { UsageStore } from './usage-store.js';
 
 /** What the main thread asks of the writer. */
 export type Work =
-  | { readonly kind: 'write'; /** The batch's encoded records as one text (`joinBatch`). */ readonly batch: string }
+  | { readonly kind: 'write'; /** Copied into the worker by the structured clone: a handful of typed arrays and strings. */ readonly batch: RecordBatch }
   | { readonly kind: 'prune'; readonly cutoff: number }
   | { readonly kind: 'statistics' };
 

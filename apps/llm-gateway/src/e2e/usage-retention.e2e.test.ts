@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, waitUntil, type FakeUpstream } from '@mana/llm-testkit';
-import { encodeRecord, rowId, UsageStore, type RequestRecord } from '@mana/llm-usage-store';
+import { recordBatch, UsageStore, type RequestRecord } from '@mana/llm-usage-store';
 import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 import { ADMIN, admin } from './usage-client.js';
 
@@ -61,10 +61,7 @@ async function dataDirWithHistory(): Promise<string> {
   dirs.push(dir);
   const store = new UsageStore({ location: { kind: 'sqlite', file: join(dir, 'usage.sqlite') } });
   const now = Date.now();
-  await store.write([
-    encodeRecord(rowId(now - 3 * HOUR), record('three-hours-ago', now - 3 * HOUR)),
-    encodeRecord(rowId(now - 60_000), record('a-minute-ago', now - 60_000)),
-  ]);
+  await store.write(recordBatch([record('three-hours-ago', now - 3 * HOUR), record('a-minute-ago', now - 60_000)]));
   await store.close();
   return dir;
 }
