@@ -7,7 +7,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BatchWriter } from './batch-writer.js';
 import { UsageStore } from './usage-store.js';
-import { request } from './test-records.js';
+import { request, rescuedRequest } from './test-records.js';
+import type { RequestRecord } from './types.js';
 import { testLocation, type TestLocation } from './test-stores.js';
 
 async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
@@ -127,6 +128,44 @@ describe('batch writer', () => {
     await until(() => writer.status.written === 120);
     const stored = (await store.requests({ limit: 500 })).requests.map((r) => Number(r.requestId.slice(1))).sort((a, b) => a - b);
     expect(stored).toEqual(Array.from({ length: 120 }, (_, i) => 130 + i));
+  });
+
+  it('a record that breaks the record type is dropped and counted; records around it are stored whole', async () => {
+    const { store, writer } = await setUp({ flushIntervalMs: 20 });
+    writer.record(rescuedRequest({ requestId: 'before' }));
+    // Its attempts are copied before its plan turns out to be missing: none of them may stay behind.
+    const broken = { ...rescuedRequest({ requestId: 'broken' }), plan: undefined } as unknown as RequestRecord;
+    expect(() => writer.record(broken)).not.toThrow();
+    writer.record(request({ requestId: 'after' }));
+    await until(() => writer.status.written === 2);
+    expect(writer.status).toMatchObject({ queued: 0, dropped: 1 });
+    const stored = (await store.requests({})).requests;
+    expect(stored.map((r) => [r.requestId, r.attempts.map((a) => a.target)])).toEqual([
+      ['after', ['groq/llama-3.1-8b-instant']],
+      ['before', ['groq/llama-3.1-8b-instant', 'ollama/gemma3:4b']],
+    ]);
+  });
+
+  it('after an outage the backlog is written in full batches, not one per tick of the outage', async () => {
+    const batches: number[] = [];
+    const { store, writer, file } = await setUp({ flushIntervalMs: 20, maxBatch: 100, onWritten: (n) => batches.push(n) });
+    const other = new BetterSqlite3(file);
+    other.exec('BEGIN EXCLUSIVE');
+    try {
+      for (let i = 0; i < 250; i++) {
+        writer.record(request({ requestId: `r${i}` }));
+        if (i % 10 === 9) await new Promise((r) => setTimeout(r, 25)); // more than a tick between arrivals
+      }
+      expect(writer.status.failing).toBe(true);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    await until(() => writer.status.written === 250);
+    // The first try's batch, full ones, and what was still arriving: about 25 ticks went by.
+    expect(batches.length).toBeLessThanOrEqual(5);
+    expect(batches.filter((n) => n === 100)).toHaveLength(2);
+    expect((await store.summary({ groupBy: 'alias' }))[0]?.requests).toBe(250);
   });
 
   it('close() writes what is still queued', async () => {

@@ -99,11 +99,21 @@ export class BatchWriter {
     this.timer.unref();
   }
 
-  /** O(1), never waits: the request path calls this. Copies the record into the open block (record-block.ts). */
+  /**
+   * O(1), never waits, never throws: the request path calls this. Copies the
+   * record into the open block (record-block.ts); a record the block cannot
+   * take (one that breaks `RequestRecord`'s type) counts as dropped.
+   */
   record(record: RequestRecord): void {
     if (this.stopped) return;
     const open = (this.open ??= new RecordBlockBuilder(this.maxBatch));
-    open.add(record);
+    try {
+      open.add(record);
+    } catch {
+      this.countDropped(1);
+      this.reportDrops();
+      return;
+    }
     this.queued++;
     if (open.full) this.sealOpen();
     if (this.queued > this.maxQueued) this.dropOldest(this.queued - this.maxQueued);
@@ -174,7 +184,10 @@ export class BatchWriter {
   private async drain(): Promise<void> {
     this.reportDrops();
     this.flushAsked = false;
-    this.sealOpen();
+    // While the database fails, the open block keeps filling instead: the
+    // backlog is then written in full blocks once it is back, not one small
+    // block per tick of the outage.
+    if (!this.failing || this.sealed.length === 0) this.sealOpen();
     for (;;) {
       if (this.sealed.length === 0) {
         if (!this.flushAsked || this.open === undefined) break;
@@ -214,8 +227,7 @@ export class BatchWriter {
   }
 
   private dropOldest(count: number): void {
-    this.droppedTotal += count;
-    this.droppedUnreported += count;
+    this.countDropped(count);
     this.queued -= count;
     while (count > 0) {
       if (this.sealed.length === 0) this.sealOpen(); // the oldest waiting records are in the open block
@@ -226,6 +238,11 @@ export class BatchWriter {
       if (batchSize(oldest) === 0) this.sealed.shift();
     }
     this.reportDrops();
+  }
+
+  private countDropped(count: number): void {
+    this.droppedTotal += count;
+    this.droppedUnreported += count;
   }
 
   private reportDrops(): void {

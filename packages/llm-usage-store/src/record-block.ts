@@ -22,6 +22,8 @@ import type { PlannedTarget, RequestRecord } from './types.js';
 /** A request's numbers, in this order (NaN stands for null). */
 const enum N {
   time, status, stream, attemptCount, durationMs, ttfbMs, promptTokens, completionTokens, cachedTokens, costUsd, sequence,
+  // Derived from the record as given (before `status` is made a number a column can hold).
+  failovers, rescued, flagged,
   size,
 }
 /** A request's strings, as dictionary ids (-1 stands for null). */
@@ -103,11 +105,31 @@ export class RecordBlockBuilder {
     return this.count >= this.capacity;
   }
 
-  /** Adds a record (the caller checks `full` first). Fields a database column could not hold become null, or 0 where the column needs a number. */
+  /**
+   * Adds a record (the caller checks `full` first). Fields a database column
+   * could not hold become null, or 0 where the column needs a number. A record
+   * that does not fit the type (a missing list, say) throws and leaves the
+   * block as it was.
+   */
   add(r: RequestRecord): void {
+    const attemptsBefore = this.attempts;
+    const plannedBefore = this.planned;
+    try {
+      this.fill(r);
+    } catch (error) {
+      this.attempts = attemptsBefore;
+      this.planned = plannedBefore;
+      this.requestIds.length = this.count;
+      throw error;
+    }
+    this.count++;
+  }
+
+  private fill(r: RequestRecord): void {
     if (this.count === this.room) this.grow();
-    const i = this.count++;
-    this.requestIds.push(r.requestId);
+    const i = this.count;
+    let failovers = 0;
+    for (const a of r.attempts) if (a.failedOver) failovers++;
     const n = this.numbers;
     const o = i * N.size;
     n[o + N.time] = finiteOrZero(r.time);
@@ -120,7 +142,9 @@ export class RecordBlockBuilder {
     n[o + N.completionTokens] = orNaN(r.completionTokens);
     n[o + N.cachedTokens] = orNaN(r.cachedTokens);
     n[o + N.costUsd] = orNaN(r.costUsd);
-    n[o + N.sequence] = nextRowSequence();
+    n[o + N.failovers] = failovers;
+    n[o + N.rescued] = failovers > 0 && r.status < 400 ? 1 : 0;
+    n[o + N.flagged] = r.status >= 400 || failovers > 0 ? 1 : 0;
     const t = this.texts;
     const p = i * T.size;
     t[p + T.keyFingerprint] = this.idOf(r.keyFingerprint);
@@ -135,6 +159,9 @@ export class RecordBlockBuilder {
     this.attemptEnds[i] = this.attempts;
     for (const planned of r.plan) this.addPlanned(planned.target, planned.outcome, planned.reason);
     this.planEnds[i] = this.planned;
+    this.requestIds.push(r.requestId);
+    // Last: a record that threw above used no id.
+    n[o + N.sequence] = nextRowSequence();
   }
 
   /** The block as filled so far; the builder is not used after this. */
@@ -243,6 +270,10 @@ export interface BlockRecord {
   costUsd: number | null;
   replica: string | null;
   failovers: number;
+  /** 1 when the request answered after a failed-over attempt. */
+  rescued: number;
+  /** 1 when the request ended in an error or carries a failed-over attempt (the errors view). */
+  flagged: number;
   /** `{target, outcome, reason}` objects, as `RequestRecord.plan`. */
   plan: string;
   /** The `attempts` column: `attemptList` as JSON. */
@@ -268,13 +299,11 @@ export class BlockReader {
     const t = block.texts;
     const p = i * T.size;
     const time = n[o + N.time]!;
-    let failovers = 0;
     const attemptList: StoredAttempt[] = [];
     for (let a = i === 0 ? 0 : block.attemptEnds[i - 1]!; a < block.attemptEnds[i]!; a++) {
       const an = a * AN.size;
       const at = a * AT.size;
       const failedOver = block.attemptNumbers[an + AN.failedOver] === 1 ? 1 : 0;
-      failovers += failedOver;
       attemptList.push([
         this.text(block.attemptTexts[at + AT.target]!)!, this.text(block.attemptTexts[at + AT.provider]!)!, this.text(block.attemptTexts[at + AT.model]!)!,
         this.text(block.attemptTexts[at + AT.outcome]!)!, this.text(block.attemptTexts[at + AT.reason]!)!,
@@ -304,7 +333,9 @@ export class BlockReader {
       cachedTokens: orNull(n[o + N.cachedTokens]!),
       costUsd: orNull(n[o + N.costUsd]!),
       replica: this.text(t[p + T.replica]!),
-      failovers,
+      failovers: n[o + N.failovers]!,
+      rescued: n[o + N.rescued]!,
+      flagged: n[o + N.flagged]!,
       plan: this.planText(i === 0 ? 0 : block.planEnds[i - 1]!, block.planEnds[i]!),
       attempts: JSON.stringify(attemptList),
       attemptList,
@@ -335,13 +366,13 @@ export class BlockReader {
 /** Three dictionary ids as one exact number (-1 when one is too large to fit). */
 function onePlanKey(target: number, outcome: number, reason: number): number {
   const limit = 2 ** 17;
-  if (target >= limit || outcome >= limit || reason >= limit) return -1;
+  if (target < 0 || outcome < 0 || reason < 0 || target >= limit || outcome >= limit || reason >= limit) return -1;
   return (target * limit + outcome) * limit + reason;
 }
 
-/** NaN for null and for what JSON and the databases cannot hold (NaN, ±Infinity): read back as null. */
+/** NaN for null and for what a column cannot hold (NaN, ±Infinity, anything not a number): read back as null. */
 function orNaN(value: number | null): number {
-  return value === null ? Number.NaN : value;
+  return typeof value === 'number' ? value : Number.NaN;
 }
 
 function orNull(value: number): number | null {

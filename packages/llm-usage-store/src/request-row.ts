@@ -1,7 +1,6 @@
 /**
  * A request record as its `usage_requests` row: the values in column order,
- * with the derived columns (`failovers`, `rescued`, `flagged`), and what the
- * row adds to the rollups.
+ * and what the row adds to the rollups.
  */
 import type { Selectable } from 'kysely';
 import type { BlockRecord } from './record-block.js';
@@ -25,7 +24,7 @@ export function requestValues(r: BlockRecord): RequestValues {
   return [
     r.id, r.requestId, r.time, r.keyFingerprint, r.alias, r.model, r.target, r.provider, r.status, r.code, r.stream, r.priority,
     r.attemptCount, r.plan, r.durationMs, r.ttfbMs, r.promptTokens, r.completionTokens, r.cachedTokens, r.costUsd,
-    r.failovers, rescuedOf(r), r.status >= 400 || r.failovers > 0 ? 1 : 0, r.replica, r.attempts,
+    r.failovers, r.rescued, r.flagged, r.replica, r.attempts,
   ];
 }
 
@@ -48,7 +47,7 @@ export function addRowTo(rollups: RollupsBuilder, r: BlockRecord): void {
   m.alias = r.alias;
   m.status = r.status;
   m.failovers = r.failovers;
-  m.rescued = rescuedOf(r);
+  m.rescued = r.rescued;
   m.prompt_tokens = r.promptTokens;
   m.completion_tokens = r.completionTokens;
   m.cost_usd = r.costUsd;
@@ -56,8 +55,4 @@ export function addRowTo(rollups: RollupsBuilder, r: BlockRecord): void {
   m.ttfb_ms = r.ttfbMs;
   rollups.addRequest(m);
   visitStoredAttempts(r.time, r.ttfbMs, r.attemptList, (a) => rollups.addAttempt(a));
-}
-
-function rescuedOf(r: BlockRecord): number {
-  return r.failovers > 0 && r.status < 400 ? 1 : 0;
 }
