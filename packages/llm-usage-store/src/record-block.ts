@@ -248,38 +248,21 @@ export function batchSize(batch: RecordBatch): number {
 }
 
 /** One record read back from a block: what the writer stores. Attempts and plan as the columns' JSON texts. */
-export interface BlockRecord {
-  id: string;
-  requestId: string;
-  time: number;
-  keyFingerprint: string | null;
-  alias: string | null;
-  model: string | null;
-  target: string | null;
-  provider: string | null;
-  status: number;
-  code: string | null;
-  stream: number;
-  priority: string | null;
-  attemptCount: number;
-  durationMs: number;
-  ttfbMs: number | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  cachedTokens: number | null;
-  costUsd: number | null;
-  replica: string | null;
-  failovers: number;
+export interface BlockRecord extends Omit<RequestRecord, 'stream' | 'plan' | 'attempts'> {
+  readonly id: string;
+  /** 1 or 0, as the column holds it. */
+  readonly stream: number;
+  readonly failovers: number;
   /** 1 when the request answered after a failed-over attempt. */
-  rescued: number;
+  readonly rescued: number;
   /** 1 when the request ended in an error or carries a failed-over attempt (the errors view). */
-  flagged: number;
+  readonly flagged: number;
   /** `{target, outcome, reason}` objects, as `RequestRecord.plan`. */
-  plan: string;
+  readonly plan: string;
   /** The `attempts` column: `attemptList` as JSON. */
-  attempts: string;
+  readonly attempts: string;
   /** Value lists in `StoredAttempt` order (stored-attempts.ts). */
-  attemptList: StoredAttempt[];
+  readonly attemptList: StoredAttempt[];
 }
 
 /**
