@@ -81,7 +81,6 @@ export class RecordBlockBuilder {
   private texts: Int32Array;
   private attemptEnds: Int32Array;
   private planEnds: Int32Array;
-  private room: number;
   private attemptNumbers: Float64Array;
   private attemptTexts: Int32Array;
   private planTexts: Int32Array;
@@ -91,7 +90,7 @@ export class RecordBlockBuilder {
   private readonly dictionary: string[] = [];
 
   constructor(readonly capacity: number) {
-    const room = (this.room = Math.min(capacity, INITIAL_ROOM));
+    const room = Math.min(capacity, INITIAL_ROOM);
     this.numbers = new Float64Array(room * N.size);
     this.texts = new Int32Array(room * T.size);
     this.attemptEnds = new Int32Array(room);
@@ -117,19 +116,17 @@ export class RecordBlockBuilder {
     try {
       this.fill(r);
     } catch (error) {
+      // `fill` writes the record's own slot and counters last, so these two undo it.
       this.attempts = attemptsBefore;
       this.planned = plannedBefore;
-      this.requestIds.length = this.count;
       throw error;
     }
     this.count++;
   }
 
   private fill(r: RequestRecord): void {
-    if (this.count === this.room) this.grow();
+    if (this.count === this.attemptEnds.length) this.grow();
     const i = this.count;
-    let failovers = 0;
-    for (const a of r.attempts) if (a.failedOver) failovers++;
     const n = this.numbers;
     const o = i * N.size;
     n[o + N.time] = finiteOrZero(r.time);
@@ -142,9 +139,6 @@ export class RecordBlockBuilder {
     n[o + N.completionTokens] = orNaN(r.completionTokens);
     n[o + N.cachedTokens] = orNaN(r.cachedTokens);
     n[o + N.costUsd] = orNaN(r.costUsd);
-    n[o + N.failovers] = failovers;
-    n[o + N.rescued] = failovers > 0 && r.status < 400 ? 1 : 0;
-    n[o + N.flagged] = r.status >= 400 || failovers > 0 ? 1 : 0;
     const t = this.texts;
     const p = i * T.size;
     t[p + T.keyFingerprint] = this.idOf(r.keyFingerprint);
@@ -155,12 +149,19 @@ export class RecordBlockBuilder {
     t[p + T.code] = this.idOf(r.code);
     t[p + T.priority] = this.idOf(r.priority);
     t[p + T.replica] = this.idOf(r.replica);
-    for (const a of r.attempts) this.addAttempt(a);
+    let failovers = 0;
+    for (const a of r.attempts) {
+      this.addAttempt(a);
+      if (a.failedOver) failovers++;
+    }
+    n[o + N.failovers] = failovers;
+    n[o + N.rescued] = failovers > 0 && r.status < 400 ? 1 : 0;
+    n[o + N.flagged] = r.status >= 400 || failovers > 0 ? 1 : 0;
     this.attemptEnds[i] = this.attempts;
     for (const planned of r.plan) this.addPlanned(planned.target, planned.outcome, planned.reason);
     this.planEnds[i] = this.planned;
+    // Last, after everything that may throw: a record that threw leaves no request id and uses no row id.
     this.requestIds.push(r.requestId);
-    // Last: a record that threw above used no id.
     n[o + N.sequence] = nextRowSequence();
   }
 
@@ -183,8 +184,8 @@ export class RecordBlockBuilder {
     };
   }
 
+  /** Twice the room for records (`attemptEnds.length` is the room). */
   private grow(): void {
-    this.room *= 2;
     this.numbers = grown(this.numbers);
     this.texts = grown(this.texts);
     this.attemptEnds = grown(this.attemptEnds);
