@@ -384,6 +384,15 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
     }
   });
 
+  it('counts only the new rows of a batch whose later part was stored before', async () => {
+    // SQLite inserts rows 32 to a statement: rows 10 to 31 were stored by the first write, rows 0 to 9 are new.
+    const { block } = batchOf(Array.from({ length: 70 }, (_, i) => request({ requestId: `p${i}`, time: T0 + i })));
+    await store.write({ block, from: 10 });
+    await store.write({ block, from: 0 });
+    expect((await store.summary({ groupBy: 'alias', since: T0 - HOUR, until: T0 + HOUR }))[0]).toMatchObject({ requests: 70 });
+    expect((await store.requests({ limit: 100 })).requests).toHaveLength(70);
+  });
+
   it('writes a retried batch only once', async () => {
     const batch = batchOf([rescuedRequest({ requestId: 'once' })]);
     await store.write(batch);
