@@ -23,6 +23,7 @@
 // Prints the usage events the gateway dropped during the run (a recording that
 // falls behind drops them, and a run that drops did less work than it claims),
 // the resident memory at the end, and CPU per request: the whole process (all threads, from /proc), the
+// request thread and each other thread (from /proc: the usage writer, V8's garbage-collector helpers), the
 // main thread (the profile's non-idle samples), and the main thread split by
 // cost (self time grouped by library / our source file), the functions with
 // the most self time, and our own functions with the most inclusive time.
@@ -59,6 +60,20 @@ function cpuMs(pid, thread) {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }; // fields 14 and 15 of stat(5)
 }
 
+/** CPU time of each thread of a process, in ms, by thread id. */
+function threadCpuMs(pid) {
+  const byThread = new Map();
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const { user, system } = cpuMs(pid, thread);
+      byThread.set(Number(thread), user + system);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byThread;
+}
+
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'mana-profile-'));
 const upstream = await startUpstream();
@@ -87,6 +102,7 @@ const client = createClient({ name: 'target', url: target.url, model, headers })
 for (let i = 0; i < 500; i += 1) await client.chat({ stream });
 const cpuBefore = cpuMs(target.pid);
 const mainBefore = cpuMs(target.pid, target.pid);
+const threadsBefore = threadCpuMs(target.pid);
 const started = performance.now();
 let done;
 let reqPerSec;
@@ -107,6 +123,12 @@ if (sequential) {
 const wallMs = performance.now() - started;
 const cpuAfter = cpuMs(target.pid);
 const mainAfter = cpuMs(target.pid, target.pid);
+// The other threads, busiest first: with usage on, the usage writer leads, then V8's garbage-collector helpers (shared by both threads' heaps).
+const otherThreadsUs = [...threadCpuMs(target.pid)]
+  .filter(([thread]) => thread !== target.pid)
+  .map(([thread, ms]) => ((ms - (threadsBefore.get(thread) ?? 0)) * 1_000) / done)
+  .filter((us) => us >= 0.1)
+  .sort((a, b) => b - a);
 const userUs = ((cpuAfter.user - cpuBefore.user) * 1_000) / done;
 const systemUs = ((cpuAfter.system - cpuBefore.system) * 1_000) / done;
 const mainThreadUs = ((mainAfter.user + mainAfter.system - mainBefore.user - mainBefore.system) * 1_000) / done;
@@ -118,7 +140,7 @@ await upstream.stop();
 
 const what = `${floor ? 'the Node floor' : `our gateway${usageOff ? ' (--usage off)' : ''}${main === undefined ? '' : ` (${main})`}`}, ${stream ? 'streaming' : 'non-streaming'}`;
 const load = `${sequential ? `${done} sequential requests` : `autocannon, ${connections} connections, ${durationS} s: ${done} requests`}${dropped === undefined ? '' : `, ${dropped} usage events dropped`}`;
-const cpuLine = `CPU per request: ${(userUs + systemUs).toFixed(1)} µs whole process, all threads (${userUs.toFixed(1)} user + ${systemUs.toFixed(1)} system), ${mainThreadUs.toFixed(1)} on the request thread; RSS at the end ${rssMb.toFixed(0)} MB`;
+const cpuLine = `CPU per request: ${(userUs + systemUs).toFixed(1)} µs whole process, all threads (${userUs.toFixed(1)} user + ${systemUs.toFixed(1)} system), ${mainThreadUs.toFixed(1)} on the request thread, ${otherThreadsUs.map((us) => us.toFixed(1)).join(' + ') || 'nothing'} on the other threads; RSS at the end ${rssMb.toFixed(0)} MB`;
 if (!profiling) {
   process.stdout.write(`${what}; ${load}; ${reqPerSec.toFixed(0)} req/s\n${cpuLine}\n`);
   rmSync(tmp, { recursive: true, force: true });
