@@ -36,7 +36,7 @@ import { createClient } from './lib/http-client.mjs';
 import { runLoad } from './lib/run-load.mjs';
 import { usageEventsDropped } from './lib/gateway-metrics.mjs';
 import { UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
-import { repoRoot, startFloorProxy, startManaGateway, startUpstream } from './lib/procs.mjs';
+import { cpuMs, repoRoot, startFloorProxy, startManaGateway, startUpstream, threadCpuMs } from './lib/procs.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
@@ -51,29 +51,6 @@ const usageOff = option('usage', 'on') === 'off';
 const profiling = !argv.includes('--no-profile');
 const main = option('main', undefined);
 const CLIENT_KEY = 'bench-client-key-not-secret';
-
-/** User and system CPU time of a process, all threads, in ms (Linux /proc; clock ticks are 10 ms). */
-/** CPU time of a process (all threads), or with `thread` of one of its threads (the main thread's id is the pid). */
-function cpuMs(pid, thread) {
-  const file = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
-  const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
-  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }; // fields 14 and 15 of stat(5)
-}
-
-/** CPU time of each thread of a process, in ms, by thread id. */
-function threadCpuMs(pid) {
-  const byThread = new Map();
-  for (const thread of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const { user, system } = cpuMs(pid, thread);
-      byThread.set(Number(thread), user + system);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return byThread;
-}
-
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'mana-profile-'));
 const upstream = await startUpstream();

@@ -27,7 +27,7 @@ import { failoverCost } from './lib/failover.mjs';
 import { FIRST_BYTE_TIMEOUT_MS, UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
 import { memoryUnderStreams } from './lib/memory.mjs';
 import { median } from './lib/stats.mjs';
-import { gatewayMain, repoRoot, startFloorProxy, startManaGateway, startPortkey, startUpstream, waitFor } from './lib/procs.mjs';
+import { cpuMs, gatewayMain, repoRoot, startFloorProxy, startManaGateway, startPortkey, startUpstream, waitFor } from './lib/procs.mjs';
 import { renderMarkdown, renderTerminal, evaluateTargets } from './lib/report.mjs';
 
 const argv = process.argv.slice(2);
@@ -226,14 +226,14 @@ async function main() {
           headers: clients[0].headers,
           model: 'fast',
         },
-        ours && { name: 'ours', url: `${ours.url}/v1/chat/completions`, headers: clientAuth, model: 'mana/fast-text' },
-        oursUsageOff && { name: 'ours_usage_off', url: `${oursUsageOff.url}/v1/chat/completions`, headers: clientAuth, model: 'mana/fast-text' },
+        ours && { name: 'ours', url: `${ours.url}/v1/chat/completions`, headers: clientAuth, model: 'mana/fast-text', pid: ours.pid },
+        oursUsageOff && { name: 'ours_usage_off', url: `${oursUsageOff.url}/v1/chat/completions`, headers: clientAuth, model: 'mana/fast-text', pid: oursUsageOff.pid },
         portkey && { name: 'portkey', url: `${portkey.url}/v1/chat/completions`, headers: portkeyHeaders, model: 'fast' },
       ].filter(Boolean);
       for (const target of targets) {
         const body = JSON.stringify({ model: target.model, messages: [{ role: 'user', content: 'Say hello.' }] });
         log(`throughput: ${target.name} max (autocannon, 50 connections, ${SIZES.loadS} s)…`);
-        const max = await runLoad({ mode: 'max', url: target.url, headers: target.headers, body, connections: 50, durationS: SIZES.loadS });
+        const max = await maxLoad(target, body);
         log(`throughput: ${target.name} at ${SIZES.rate} req/s (${SIZES.loadS} s)…`);
         const fixed = await runLoad({ mode: 'rate', url: target.url, headers: target.headers, body, rate: SIZES.rate, durationS: SIZES.loadS });
         results.throughput[target.name] = { max, fixed };
@@ -253,6 +253,7 @@ async function main() {
         const rounds = pairs.rounds.map((r) => `${Math.round(r.on)}/${Math.round(r.off)}`).join(', ');
         parts.push(
           `max ${Math.round(pairs.on)} vs ${Math.round(pairs.off)} req/s (${(pairs.change * 100).toFixed(1)} %, median of ${pairs.rounds.length} alternating rounds, on/off: ${rounds}), ${pairs.usageEventsDropped} usage events dropped`,
+          `gateway CPU per request at max load (all threads) ${pairs.cpuUsPerRequest.on.toFixed(1)} vs ${pairs.cpuUsPerRequest.off.toFixed(1)} µs (+${pairs.cpuUsPerRequest.added.toFixed(1)} µs, median of the rounds' differences)`,
         );
       }
       const line = `usage recording on vs --usage off (goal: ≤ 0.02 ms median, ≥ −5 % max throughput): ${parts.join('; ')}`;
@@ -353,21 +354,35 @@ async function usageThroughputPairs(targets, throughput, oursUrl) {
   const on = targets.find((t) => t.name === 'ours');
   const off = targets.find((t) => t.name === 'ours_usage_off');
   const body = JSON.stringify({ model: on.model, messages: [{ role: 'user', content: 'Say hello.' }] });
-  const maxOf = async (target) => {
-    log(`throughput: ${target.name} max, paired round (${SIZES.loadS} s)…`);
-    return (await runLoad({ mode: 'max', url: target.url, headers: target.headers, body, connections: 50, durationS: SIZES.loadS })).requestsPerSec;
-  };
-  const rounds = [{ on: throughput.ours.max.requestsPerSec, off: throughput.ours_usage_off.max.requestsPerSec }];
+  const roundOf = (onMax, offMax) => ({ on: onMax.requestsPerSec, off: offMax.requestsPerSec, onCpuUs: onMax.cpuUsPerRequest, offCpuUs: offMax.cpuUsPerRequest });
+  const rounds = [roundOf(throughput.ours.max, throughput.ours_usage_off.max)];
   for (let i = 1; i < SIZES.usagePairs; i++) {
-    const round = {};
-    for (const target of i % 2 === 1 ? [off, on] : [on, off]) round[target === on ? 'on' : 'off'] = await maxOf(target);
-    rounds.push(round);
+    const max = {};
+    for (const target of i % 2 === 1 ? [off, on] : [on, off]) {
+      log(`throughput: ${target.name} max, paired round (${SIZES.loadS} s)…`);
+      max[target.name] = await maxLoad(target, body);
+    }
+    rounds.push(roundOf(max.ours, max.ours_usage_off));
   }
   return {
     on: median(rounds.map((r) => r.on)),
     off: median(rounds.map((r) => r.off)),
     change: median(rounds.map((r) => r.on / r.off)) - 1,
+    // What recording costs the gateway's CPU, whatever the machine's other processes take of the cores.
+    cpuUsPerRequest: { on: median(rounds.map((r) => r.onCpuUs)), off: median(rounds.map((r) => r.offCpuUs)), added: median(rounds.map((r) => r.onCpuUs - r.offCpuUs)) },
     rounds,
     usageEventsDropped: await usageEventsDropped(oursUrl),
   };
+}
+
+/**
+ * A max-throughput load (autocannon, 50 connections), with the CPU per
+ * request of the target's process (all its threads) when its pid is known.
+ */
+async function maxLoad(target, body) {
+  const before = target.pid === undefined ? undefined : cpuMs(target.pid);
+  const result = await runLoad({ mode: 'max', url: target.url, headers: target.headers, body, connections: 50, durationS: SIZES.loadS });
+  if (before === undefined) return result;
+  const after = cpuMs(target.pid);
+  return { ...result, cpuUsPerRequest: ((after.user + after.system - before.user - before.system) * 1_000) / result.total };
 }

@@ -2,7 +2,7 @@
 // upstream, Portkey (bound to loopback) and our gateway, each its own process.
 import { fork, spawn } from 'node:child_process';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,6 +28,27 @@ export function rssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
   return kb / 1024;
+}
+
+/** CPU time of a process (all threads), or with `thread` of one of its threads (the main thread's id is the pid), in ms (Linux /proc; clock ticks are 10 ms). */
+export function cpuMs(pid, thread) {
+  const file = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }; // fields 14 and 15 of stat(5)
+}
+
+/** CPU time of each thread of a process, in ms, by thread id. */
+export function threadCpuMs(pid) {
+  const byThread = new Map();
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const { user, system } = cpuMs(pid, thread);
+      byThread.set(Number(thread), user + system);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byThread;
 }
 
 /** Polls `probe` until it returns true or the deadline passes. */
