@@ -16,7 +16,7 @@
  * sealed, so a retried batch carries the same rows, row ids included.
  */
 import { PROCESS_PART, formatRowId, nextRowSequence } from './row-id.js';
-import { finiteOrZero, type StoredAttempt } from './stored-attempts.js';
+import { finiteOrNull, finiteOrZero, type StoredAttempt } from './stored-attempts.js';
 import type { PlannedTarget, RequestRecord } from './types.js';
 
 /** A request's numbers, in this order (NaN stands for null). */
@@ -291,9 +291,9 @@ export class BlockReader {
       attemptList.push([
         this.text(block.attemptTexts[at + AT.target]!)!, this.text(block.attemptTexts[at + AT.provider]!)!, this.text(block.attemptTexts[at + AT.model]!)!,
         this.text(block.attemptTexts[at + AT.outcome]!)!, this.text(block.attemptTexts[at + AT.reason]!)!,
-        orNull(block.attemptNumbers[an + AN.upstreamStatus]!), block.attemptNumbers[an + AN.durationMs]!,
-        orNull(block.attemptNumbers[an + AN.promptTokens]!), orNull(block.attemptNumbers[an + AN.completionTokens]!),
-        orNull(block.attemptNumbers[an + AN.cachedTokens]!), orNull(block.attemptNumbers[an + AN.costUsd]!), failedOver,
+        finiteOrNull(block.attemptNumbers[an + AN.upstreamStatus]!), block.attemptNumbers[an + AN.durationMs]!,
+        finiteOrNull(block.attemptNumbers[an + AN.promptTokens]!), finiteOrNull(block.attemptNumbers[an + AN.completionTokens]!),
+        finiteOrNull(block.attemptNumbers[an + AN.cachedTokens]!), finiteOrNull(block.attemptNumbers[an + AN.costUsd]!), failedOver,
       ]);
     }
     return {
@@ -311,11 +311,11 @@ export class BlockReader {
       priority: this.text(t[p + T.priority]!),
       attemptCount: n[o + N.attemptCount]!,
       durationMs: n[o + N.durationMs]!,
-      ttfbMs: orNull(n[o + N.ttfbMs]!),
-      promptTokens: orNull(n[o + N.promptTokens]!),
-      completionTokens: orNull(n[o + N.completionTokens]!),
-      cachedTokens: orNull(n[o + N.cachedTokens]!),
-      costUsd: orNull(n[o + N.costUsd]!),
+      ttfbMs: finiteOrNull(n[o + N.ttfbMs]!),
+      promptTokens: finiteOrNull(n[o + N.promptTokens]!),
+      completionTokens: finiteOrNull(n[o + N.completionTokens]!),
+      cachedTokens: finiteOrNull(n[o + N.cachedTokens]!),
+      costUsd: finiteOrNull(n[o + N.costUsd]!),
       replica: this.text(t[p + T.replica]!),
       failovers: n[o + N.failovers]!,
       rescued: n[o + N.rescued]!,
@@ -357,10 +357,6 @@ function onePlanKey(target: number, outcome: number, reason: number): number {
 /** NaN for null and for what a column cannot hold (NaN, ±Infinity, anything not a number): read back as null. */
 function orNaN(value: number | null): number {
   return typeof value === 'number' ? value : Number.NaN;
-}
-
-function orNull(value: number): number | null {
-  return Number.isFinite(value) ? value : null;
 }
 
 function grown<A extends Float64Array | Int32Array>(array: A): A {
