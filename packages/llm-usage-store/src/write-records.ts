@@ -18,7 +18,7 @@ const ROWS_PER_SQLITE_INSERT = 32;
 /**
  * Writes a batch and adds what it newly stored to the rollups, in one
  * transaction. `sqlite`: the same connection's better-sqlite3 handle, whose
- * cached prepared statement inserts a row in a few microseconds — compiling a
+ * cached prepared statements insert rows at a few microseconds each — compiling a
  * kysely INSERT of hundreds of rows and preparing it anew for every batch cost
  * ten times more on the writer's thread, which competes with the request
  * thread for the machine's cores.
@@ -53,6 +53,7 @@ async function writeInTransaction(db: Kysely<UsageDatabase>, batch: RecordBatch,
  */
 function insertSqlite(database: BetterSqlite3.Database, { block, from }: RecordBatch, rollups: RollupsBuilder, rowsPerInsert: number): void {
   const reader = new BlockReader(block);
+  const insertGroup = insertStatementOf(database, rowsPerInsert);
   const group: BlockRecord[] = [];
   const values: RequestValues = [];
   let i = from;
@@ -63,7 +64,7 @@ function insertSqlite(database: BetterSqlite3.Database, { block, from }: RecordB
       const row = requestValues(record);
       for (let c = 0; c < row.length; c++) values[k * row.length + c] = row[c]!;
     }
-    const stored = insertStatementOf(database, rowsPerInsert).run(values).changes;
+    const stored = insertGroup.run(values).changes;
     // A conflict means a retried batch whose first try was committed after all; a group partly stored cannot tell which rows are new.
     if (stored !== rowsPerInsert && stored !== 0) throw new PartlyStoredRows();
     if (stored > 0) for (const record of group) addRowTo(rollups, record);
