@@ -348,7 +348,8 @@ main().catch((error) => {
  * first is the throughput section's own pair; the order flips every round):
  * runs of one gateway vary by ±10 % on this machine, more than what is being
  * measured, so one pair of runs cannot tell −15 % from −20 %. Reports the
- * median over rounds of on/off, and the medians of each side.
+ * median over rounds of on/off, the medians of each side, and the same for
+ * the gateway's CPU per request.
  */
 async function usageThroughputPairs(targets, throughput, oursUrl) {
   const on = targets.find((t) => t.name === 'ours');
