@@ -1,6 +1,6 @@
 /**
  * One headless Chromium per test file: Debian's `chromium` package (installed
- * by `.ci/run` when missing), driven by playwright-core. playwright-core's own
+ * by `pnpm validate:all` when missing), driven by playwright-core. playwright-core's own
  * browser download is never used (there is no network for it): the binary is
  * passed as `executablePath`. Playwright gives each launch a fresh, temporary
  * profile folder (its own `--user-data-dir`), removed on close.
@@ -30,7 +30,7 @@ export const CHROMIUM_ARGS = [
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`${CHROMIUM_PATH} is missing: apt-get install -y chromium (.ci/run does this), or set MANA_LLM_CHROMIUM`);
+    throw new Error(`${CHROMIUM_PATH} is missing: apt-get install -y chromium (pnpm validate:all does this when it may), or set MANA_LLM_CHROMIUM`);
   }
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
 }

@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { startReaper } from './reaper.js';
 
 /** One parsed JSON log line of the gateway. */
 export type GatewayLogLine = Record<string, unknown> & { msg?: string; level?: string | number };
@@ -112,7 +113,11 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       ? spawn(
           process.execPath,
           [options.mainPath, '--config', configPath, '--host', '127.0.0.1', '--port', '0', ...(options.args ?? [])],
-          { env: { PATH: process.env.PATH ?? '', MANA_LLM_DATA_DIR: dataDir, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+          {
+            env: { PATH: process.env.PATH ?? '', MANA_LLM_DATA_DIR: dataDir, ...options.env },
+            stdio: ['ignore', 'pipe', 'pipe'],
+            detached: true,
+          },
         )
       : spawn(command.file, [...command.args, ...(options.args ?? [])], {
           cwd: command.cwd,
@@ -129,6 +134,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
           stdio: ['ignore', 'pipe', 'pipe'],
           detached: true,
         });
+  // The child leads a process group of its own (`detached`), so the reaper can end it and
+  // everything it started when this test process dies without calling `stop`.
+  const reaper = child.pid === undefined ? undefined : startReaper({ killGroup: child.pid, whileAlive: child.pid });
   const logs: GatewayLogLine[] = [];
   const waiters = new Set<{ predicate: (line: GatewayLogLine) => boolean; resolve: (line: GatewayLogLine) => void }>();
   let raw = '';
@@ -161,12 +169,15 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     raw += chunk;
   });
   const exited = new Promise<GatewayExit>((resolve) => {
-    child.on('exit', (code, signal) => resolve({ code, signal }));
+    child.on('exit', (code, signal) => {
+      reaper?.dismiss();
+      resolve({ code, signal });
+    });
   });
   const isAlive = () => child.exitCode === null && child.signalCode === null;
-  /** SIGKILL to the child, and with `command` to its whole process group (pnpm, turbo, the gateway). */
+  /** SIGKILL to the child's whole process group (with `command`: pnpm, turbo and the gateway). */
   const killAll = (): void => {
-    if (command !== undefined && child.pid !== undefined) {
+    if (child.pid !== undefined) {
       try {
         process.kill(-child.pid, 'SIGKILL');
       } catch {

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freedEphemeralPort } from './ports.js';
+import { startReaper } from './reaper.js';
 
 const run = promisify(execFile);
 
@@ -85,12 +86,19 @@ async function throwawayCluster(): Promise<TestPostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'mana-pg-'));
   const data = join(dir, 'data');
   const logFile = join(dir, 'server.log');
-  const asOwner = (tool: string, args: string[]) =>
-    asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]) : run(join(bin, tool), args);
+  const ownerCommand = (tool: string, args: string[]): [string, ...string[]] =>
+    asRoot ? ['runuser', '-u', 'postgres', '--', join(bin, tool), ...args] : [join(bin, tool), ...args];
+  const asOwner = (tool: string, args: string[]) => {
+    const [file, ...rest] = ownerCommand(tool, args);
+    return run(file, rest);
+  };
   let port = 0;
   let serverOptions = '';
   const start = () => asOwner('pg_ctl', ['-D', data, '-l', logFile, '-o', serverOptions, '-w', '-t', '30', 'start']);
   const stopServer = () => asOwner('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop']);
+  // pg_ctl daemonises the server: it is no child of this process and would outlive a killed
+  // test runner. The reaper stops it and removes its folder if this process dies first.
+  const reaper = startReaper({ cleanup: [ownerCommand('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']), ['rm', '-rf', dir]] });
   try {
     if (asRoot) {
       const { stdout: uid } = await run('id', ['-u', 'postgres']);
@@ -106,6 +114,7 @@ async function throwawayCluster(): Promise<TestPostgres> {
     // Nothing half-made stays behind: no folder, no server.
     await stopServer().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
+    reaper.dismiss();
     throw error;
   }
   let running = true;
@@ -124,6 +133,7 @@ async function throwawayCluster(): Promise<TestPostgres> {
       if (running) await stopServer().catch(() => undefined);
       running = false;
       rmSync(dir, { recursive: true, force: true });
+      reaper.dismiss();
     },
   };
 }
