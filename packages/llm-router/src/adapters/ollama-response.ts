@@ -2,6 +2,7 @@ import type { Usage } from '../types.js';
 import { InvalidResponseError, type StreamDecoder, type StreamEvent } from './adapter.js';
 import { isObject, parseJsonObject } from './http.js';
 import { NdjsonParser } from './ndjson-parser.js';
+import { checkedUsage } from './token-usage.js';
 
 /**
  * Ollama native answers → OpenAI `chat.completion` / `chat.completion.chunk`,
@@ -22,13 +23,12 @@ function createdSeconds(native: Record<string, unknown>): number {
   return Math.floor((Number.isNaN(at) ? Date.now() : at) / 1000);
 }
 
+/** Ollama leaves out a count that is zero (a prompt served from its cache): absent is 0, both absent is unknown. */
 function ollamaUsage(native: Record<string, unknown>): Usage | undefined {
   const prompt = native.prompt_eval_count;
   const completion = native.eval_count;
-  if (typeof prompt !== 'number' && typeof completion !== 'number') return undefined;
-  const p = typeof prompt === 'number' ? prompt : 0;
-  const c = typeof completion === 'number' ? completion : 0;
-  return { prompt_tokens: p, completion_tokens: c, total_tokens: p + c };
+  if (prompt === undefined && completion === undefined) return undefined;
+  return checkedUsage({ prompt: prompt ?? 0, completion: completion ?? 0 });
 }
 
 function finishReason(native: Record<string, unknown>, sawToolCalls: boolean): string {
