@@ -1,6 +1,7 @@
 import type { EmbeddingRequestBody, ProviderConfig, Usage } from '../types.js';
 import { InvalidResponseError, UnsupportedRequestError } from './adapter.js';
 import { isObject } from './http.js';
+import { checkedUsage } from './token-usage.js';
 
 /**
  * The OpenAI embeddings shape both dialects answer in, and Ollama's native
@@ -33,9 +34,7 @@ export function openAIEmbeddingList(body: unknown): Record<string, unknown> {
 
 /** `usage` of an embedding list (`prompt_tokens`, `total_tokens`; never completion tokens). */
 export function embeddingUsage(value: unknown): Usage | undefined {
-  if (!isObject(value) || typeof value.prompt_tokens !== 'number') return undefined;
-  const total = typeof value.total_tokens === 'number' ? value.total_tokens : value.prompt_tokens;
-  return { prompt_tokens: value.prompt_tokens, completion_tokens: 0, total_tokens: total };
+  return isObject(value) ? checkedUsage({ prompt: value.prompt_tokens, completion: 0, total: value.total_tokens }) : undefined;
 }
 
 /** The number of floats in one `embedding` (float array, or base64 float32 bytes); NaN when malformed. */

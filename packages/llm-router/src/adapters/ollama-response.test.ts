@@ -12,7 +12,7 @@ interface Chunk {
 const chunkOf = (e: StreamEvent) => (e.type === 'chunk' ? (JSON.parse(e.data) as Chunk) : undefined);
 
 describe('toOpenAICompletion', () => {
-  it('maps message, tool calls, finish reason and usage', () => {
+  it('maps message, tool calls, finish reason and usage as OpenAI answers: null content beside tool calls, no index on them, null refusal and logprobs', () => {
     const out = toOpenAICompletion({
       model: 'qwen',
       created_at: '2026-01-01T00:00:00Z',
@@ -30,11 +30,14 @@ describe('toOpenAICompletion', () => {
         {
           index: 0,
           finish_reason: 'tool_calls',
-          message: { role: 'assistant', content: '', tool_calls: [{ index: 0, type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+          logprobs: null,
+          message: { role: 'assistant', content: null, refusal: null },
         },
       ],
       usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
     });
+    const [choice] = out.choices as { message: { tool_calls: unknown[] } }[];
+    expect(choice?.message.tool_calls).toEqual([{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'f', arguments: '{"a":1}' } }]);
     expect(String(out.id)).toMatch(/^chatcmpl-/);
   });
 });

@@ -2,6 +2,7 @@ import type { Usage } from '../types.js';
 import { InvalidResponseError, type StreamDecoder, type StreamEvent } from './adapter.js';
 import { isObject, parseJsonObject } from './http.js';
 import { NdjsonParser } from './ndjson-parser.js';
+import { checkedUsage } from './token-usage.js';
 
 /**
  * Ollama native answers → OpenAI `chat.completion` / `chat.completion.chunk`,
@@ -22,13 +23,12 @@ function createdSeconds(native: Record<string, unknown>): number {
   return Math.floor((Number.isNaN(at) ? Date.now() : at) / 1000);
 }
 
+/** Ollama leaves out a count that is zero (a prompt served from its cache): absent is 0, both absent is unknown. */
 function ollamaUsage(native: Record<string, unknown>): Usage | undefined {
   const prompt = native.prompt_eval_count;
   const completion = native.eval_count;
-  if (typeof prompt !== 'number' && typeof completion !== 'number') return undefined;
-  const p = typeof prompt === 'number' ? prompt : 0;
-  const c = typeof completion === 'number' ? completion : 0;
-  return { prompt_tokens: p, completion_tokens: c, total_tokens: p + c };
+  if (prompt === undefined && completion === undefined) return undefined;
+  return checkedUsage({ prompt: prompt ?? 0, completion: completion ?? 0 });
 }
 
 function finishReason(native: Record<string, unknown>, sawToolCalls: boolean): string {
@@ -36,23 +36,27 @@ function finishReason(native: Record<string, unknown>, sawToolCalls: boolean): s
   return native.done_reason === 'length' ? 'length' : 'stop';
 }
 
-/** Ollama tool calls carry argument objects; OpenAI wants JSON strings, ids and indexes. */
-function toolCalls(calls: unknown, firstIndex: number, id: string): Record<string, unknown>[] {
+/**
+ * Ollama tool calls carry argument objects; OpenAI wants JSON strings and ids.
+ * `index` belongs to stream deltas only (it says which call a delta continues):
+ * OpenAI's answers and its spec have none on a message's tool calls.
+ */
+function toolCalls(calls: unknown, firstIndex: number, id: string, indexed: boolean): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   if (!Array.isArray(calls)) return out;
   for (const call of calls) {
     if (!isObject(call) || !isObject(call.function)) continue;
     const index = firstIndex + out.length;
     const args = call.function.arguments;
-    out.push({
-      index,
+    const translated: Record<string, unknown> = {
       id: typeof call.id === 'string' ? call.id : `call_${id}_${index}`,
       type: 'function',
       function: {
         name: typeof call.function.name === 'string' ? call.function.name : '',
         arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
       },
-    });
+    };
+    out.push(indexed ? { index, ...translated } : translated);
   }
   return out;
 }
@@ -62,8 +66,10 @@ export function toOpenAICompletion(native: unknown): Record<string, unknown> {
   if (!isObject(native) || !isObject(native.message)) throw new InvalidResponseError('ollama answer has no message');
   const id = completionId();
   const m = native.message;
-  const calls = toolCalls(m.tool_calls, 0, id);
-  const message: Record<string, unknown> = { role: 'assistant', content: typeof m.content === 'string' ? m.content : '' };
+  const calls = toolCalls(m.tool_calls, 0, id, false);
+  const text = typeof m.content === 'string' ? m.content : '';
+  // As OpenAI answers (and its spec requires `content` and `refusal`, null allowed): a message that only calls tools has null content.
+  const message: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, refusal: null };
   if (typeof m.thinking === 'string' && m.thinking.length > 0) message.reasoning_content = m.thinking;
   if (calls.length > 0) message.tool_calls = calls;
   const out: Record<string, unknown> = {
@@ -71,7 +77,8 @@ export function toOpenAICompletion(native: unknown): Record<string, unknown> {
     object: 'chat.completion',
     created: createdSeconds(native),
     model: typeof native.model === 'string' ? native.model : '',
-    choices: [{ index: 0, message, finish_reason: finishReason(native, calls.length > 0) }],
+    // `logprobs` is required by the spec; Ollama reports none.
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(native, calls.length > 0) }],
   };
   const usage = ollamaUsage(native);
   if (usage !== undefined) out.usage = usage;
@@ -132,7 +139,7 @@ export class OllamaStreamDecoder implements StreamDecoder {
       delta.reasoning_content = m.thinking;
       hasDelta = true;
     }
-    const calls = toolCalls(m.tool_calls, this.toolCallCount, this.id);
+    const calls = toolCalls(m.tool_calls, this.toolCallCount, this.id, true);
     if (calls.length > 0) {
       this.toolCallCount += calls.length;
       delta.tool_calls = calls;

@@ -67,7 +67,7 @@ describe('Ollama through the router', () => {
       choices: [
         {
           finish_reason: 'tool_calls',
-          message: { tool_calls: [{ index: 0, type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }] },
+          message: { content: null, tool_calls: [{ type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }] },
         },
       ],
     });

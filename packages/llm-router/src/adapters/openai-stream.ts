@@ -1,8 +1,8 @@
-import type { Usage } from '../types.js';
 import type { StreamDecoder, StreamEvent } from './adapter.js';
 import { isObject, parseJsonObject } from './http.js';
 import { SseParser } from './sse-parser.js';
 import { withoutNullUsage } from './stream-usage.js';
+import { toUsage } from './token-usage.js';
 
 const DONE: StreamEvent = { type: 'done' };
 
@@ -127,18 +127,4 @@ function errorMessage(error: unknown): string {
   if (typeof error === 'string') return error;
   if (isObject(error) && typeof error.message === 'string') return error.message;
   return 'error event';
-}
-
-/** OpenAI `usage` (or undefined when absent or not numeric). */
-export function toUsage(value: unknown): Usage | undefined {
-  if (!isObject(value)) return undefined;
-  const prompt = value.prompt_tokens;
-  const completion = value.completion_tokens;
-  if (typeof prompt !== 'number' || typeof completion !== 'number') return undefined;
-  const total = typeof value.total_tokens === 'number' ? value.total_tokens : prompt + completion;
-  const details = value.prompt_tokens_details;
-  const cached = isObject(details) && typeof details.cached_tokens === 'number' ? details.cached_tokens : undefined;
-  return cached === undefined
-    ? { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total }
-    : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total, cached_tokens: cached };
 }

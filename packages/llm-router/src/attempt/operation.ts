@@ -1,6 +1,6 @@
 import type { Adapter, AdapterCall, AdapterResponse } from '../adapters/adapter.js';
 import { dimensionsOf, embeddingUsage, inputCount, matchEncoding } from '../adapters/embeddings.js';
-import { toUsage } from '../adapters/openai-stream.js';
+import { toUsage } from '../adapters/token-usage.js';
 import { noAttempts, RouterError } from '../errors.js';
 import type { AliasConfig, ChatRequestBody, EmbeddingRequestBody, Operation, RouterRequest, Usage } from '../types.js';
 import type { Failure } from './classify-error.js';
