@@ -152,6 +152,10 @@ describe('LiteLLM auth and bad input', () => {
     ['no model_name', 400, 'invalid_request', { litellm_params: { model: 'openai/x' } }],
     ['a model without a provider prefix', 400, 'invalid_request', { model_name: 'x', litellm_params: { model: 'gpt-4o' } }],
     ['an unsupported prefix', 400, 'invalid_request', { model_name: 'x', litellm_params: { model: 'azure/gpt-4o' } }],
+    // Names of Object.prototype's members are unknown prefixes too, not a provider spec read off the prototype.
+    ['the prefix constructor', 400, 'invalid_request', { model_name: 'x', litellm_params: { model: 'constructor/x' } }],
+    ['the prefix toString', 400, 'invalid_request', { model_name: 'x', litellm_params: { model: 'toString/x' } }],
+    ['the prefix __proto__', 400, 'invalid_request', { model_name: 'x', litellm_params: { model: '__proto__/x' } }],
     ['a name clashing with a provider', 409, 'name_conflict', { model_name: 'ok/x', litellm_params: { model: 'openai/x', api_base: 'http://127.0.0.1:9/v1' } }],
     ['an invalid api_base', 422, 'invalid_config', { model_name: 'x', litellm_params: { model: 'openai/x', api_base: 'not a url' } }],
   ] as [string, number, string, unknown][])('%s → %i %s, nothing written', async (_what, status, type, body) => {
