@@ -150,3 +150,25 @@ describe('config errors from the environment', () => {
     }
   });
 });
+
+describe('provider headers', () => {
+  // The header sits on line 6 of this config; undici would refuse it on every call.
+  const withHeader = (line: string): string =>
+    `providers:\n  local:\n    type: openai\n    base_url: "${local.baseUrl}"\n    headers:\n      ${line}\n` + aliasesYaml({}, ['local/m1']);
+
+  it.each([
+    ['a value with CR LF', 'X-Title: "mana\\r\\nX-Injected: 1"', 'provider local header X-Title must be one line of printable characters (no CR, LF or other control characters)'],
+    ['a value from ${VAR} holding a line break', 'X-Title: "${E2E_HEADER_VALUE}"', 'provider local header X-Title must be one line of printable characters (no CR, LF or other control characters)'],
+    ['Transfer-Encoding', 'Transfer-Encoding: chunked', 'provider local header Transfer-Encoding is set by the gateway itself'],
+    ['Content-Length', 'content-length: "5"', 'provider local header content-length is set by the gateway itself'],
+    ['a name with a space', '"X Title": mana', 'provider local header name "X Title" is not a valid HTTP header name'],
+  ])('%s is refused at start with its line, never quoting the value', async (_what, line, message) => {
+    const start$ = start({ config: withHeader(line), env: { E2E_HEADER_VALUE: 'sk-header-e2e\r\nX-Injected: 1' } });
+    const error: Error = await start$.then(
+      () => new Error('the gateway started'),
+      (e: Error) => e,
+    );
+    expect(error.message).toMatch(new RegExp(`invalid config at \\S+aliases\\.yaml line 6: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(error.message).not.toContain('sk-header-e2e');
+  });
+});

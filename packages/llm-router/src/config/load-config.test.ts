@@ -416,6 +416,16 @@ describe('parseConfig: validation names the alias and line', () => {
     );
   });
 
+  it('refuses provider headers the HTTP client would refuse on every call, with their line', () => {
+    const provider = (lines: string): string => `providers:\n  vllm:\n    type: openai\n    base_url: http://x\n${lines}${STRINGS_ONLY}`;
+    expect(parseError(provider('    headers:\n      X-Title: "a\\nb"\n'))).toContain('line 6: provider vllm header X-Title must be one line of printable characters');
+    expect(parseError(provider('    headers:\n      Transfer-Encoding: chunked\n'))).toContain('line 6: provider vllm header Transfer-Encoding is set by the gateway itself');
+    expect(parseError(provider('    headers:\n      Connection: close\n'))).toContain('line 6: provider vllm header Connection is set by the gateway itself');
+    expect(parseError(provider('    headers:\n      "X:Y": v\n'))).toContain('line 6: provider vllm header name "X:Y" is not a valid HTTP header name');
+    const ok = parseConfig(provider('    headers: { X-Title: "tab\\tok", X-Token: t }\n'), { env });
+    expect(ok.providers.get('vllm')?.headers).toEqual({ 'X-Title': 'tab\tok', 'X-Token': 't' });
+  });
+
   it('names a variable, never its value, when an interpolated value is invalid', () => {
     const secret = { MYKEY: 'sk-live-0123456789abcdef' };
     const cases: [string, string][] = [

@@ -3,6 +3,7 @@ import { BUILT_IN_PROVIDERS } from './built-in-providers.js';
 import { defaultSettingsFor } from './defaults.js';
 import { interpolateDeep } from './interpolate.js';
 import { readPrice } from './price.js';
+import { readHeaders } from './provider-headers.js';
 import { rememberApiKeyVariables } from './provider-status.js';
 import type { ConfigReader, RawMap } from './reader.js';
 import { PROVIDER_KEYS, PROVIDER_NAME, PROVIDER_TYPES } from './schema.js';
@@ -79,16 +80,6 @@ function buildProvider(
   });
   rememberApiKeyVariables(provider, key?.variables ?? []);
   return provider;
-}
-
-function readHeaders(reader: ConfigReader, value: unknown, path: readonly string[], what: string): Readonly<Record<string, string>> {
-  if (value === undefined || value === null) return Object.freeze({});
-  const map = reader.map(value, path, `${what} headers`);
-  const headers: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(map)) {
-    headers[name] = reader.string(raw, [...path, name], `${what} header ${name}`).value;
-  }
-  return Object.freeze(headers);
 }
 
 /**
