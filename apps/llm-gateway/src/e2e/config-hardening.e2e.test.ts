@@ -172,3 +172,39 @@ describe('provider headers', () => {
     expect(error.message).not.toContain('sk-header-e2e');
   });
 });
+
+describe('${VAR} is expanded only where a secret or an address belongs', () => {
+  const ADMIN_KEY = 'admin-key-e2e-expansion-6f2a';
+
+  it('a description "${MANA_LLM_ADMIN_KEY}" is shown as written: the key is in no model list, alias list, metric or header', async () => {
+    const config =
+      `providers:\n  local: { type: openai, base_url: "${local.baseUrl}" }\n` +
+      aliasesYaml({}, ['local/m1']).replace('description: "mana/fast-text (test)"', 'description: "${MANA_LLM_ADMIN_KEY}"');
+    const gateway = await start({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY } });
+    const chat = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mana/fast-text', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(chat.status).toBe(200);
+    const models: Json = await (await fetch(`${gateway.url}/v1/models`)).json();
+    expect(models.data.find((m: Json) => m.id === 'mana/fast-text').description).toBe('${MANA_LLM_ADMIN_KEY}');
+    const shown = [
+      JSON.stringify(models),
+      await (await fetch(`${gateway.url}/v1/aliases`)).text(),
+      await (await fetch(`${gateway.url}/metrics`)).text(),
+      JSON.stringify([...chat.headers]),
+    ];
+    for (const text of shown) expect(text).not.toContain(ADMIN_KEY);
+  });
+
+  it('a target "local/${MANA_LLM_ADMIN_KEY}" is refused at start with its line, quoted as written', async () => {
+    const config = `providers:\n  local: { type: openai, base_url: "${local.baseUrl}" }\n` + aliasesYaml({ 'mana/leak': ['local/${MANA_LLM_ADMIN_KEY}'] }, ['local/m1']);
+    const error: Error = await start({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY } }).then(
+      () => new Error('the gateway started'),
+      (e: Error) => e,
+    );
+    expect(error.message).toMatch(/invalid config at \S+aliases\.yaml line \d+ \(alias mana\/leak\): target local\/\$\{MANA_LLM_ADMIN_KEY\}: \$\{VAR\} is not expanded in a target/);
+    expect(error.message).not.toContain(ADMIN_KEY);
+  });
+});
