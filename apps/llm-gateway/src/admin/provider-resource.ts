@@ -3,7 +3,7 @@
  * written into the YAML (see secrets-writer.ts) and never returned: a GET
  * says whether one is set and which variable it comes from.
  */
-import { BUILT_IN_PROVIDERS, PROVIDER_KEYS, envReferenceName, type ProviderConfig } from '@mana/llm-router';
+import { BUILT_IN_PROVIDERS, PROVIDER_KEYS, envReferenceName, redactUrl, type ProviderConfig } from '@mana/llm-router';
 import { AdminFailure } from './admin-failure.js';
 import { storeApiKey } from './secrets-writer.js';
 import { isPlainObject } from '../plain-object.js';
@@ -69,6 +69,11 @@ function redactHeaders(headers: unknown): unknown {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, typeof v === 'string' && envReferenceName(v) !== undefined ? v : '<redacted>']));
 }
 
+/** A base URL as GET shows it: user info and query values hidden (a key may sit in `?api_key=`). */
+function shownUrl(url: unknown): unknown {
+  return typeof url === 'string' ? redactUrl(url) : (url ?? null);
+}
+
 /** What GET returns for a provider: the effective type and URL, the file's own fields, never the key. */
 export function providerView(name: string, raw: unknown, loaded: ProviderConfig | undefined, usedBy: readonly string[]): Record<string, unknown> {
   const own = isPlainObject(raw) ? raw : {};
@@ -77,7 +82,7 @@ export function providerView(name: string, raw: unknown, loaded: ProviderConfig 
     name,
     built_in: isBuiltInProvider(name),
     type: loaded?.type ?? own.type ?? null,
-    base_url: loaded?.baseUrl ?? own.base_url ?? null,
+    base_url: shownUrl(loaded?.baseUrl ?? own.base_url),
     api_key_set: loaded?.apiKey !== undefined,
     api_key_env: keyText === undefined ? null : (envReferenceName(keyText) ?? null),
     api_key_required: loaded?.requiresApiKey ?? null,

@@ -175,6 +175,8 @@ describe('provider headers', () => {
 
 describe('${VAR} is expanded only where a secret or an address belongs', () => {
   const ADMIN_KEY = 'admin-key-e2e-expansion-6f2a';
+  const QUERY_KEY = 'sk-query-from-env-e2e-5d1c';
+  const LITERAL_QUERY_KEY = 'sk-query-literal-e2e-83b0';
 
   it('a description "${MANA_LLM_ADMIN_KEY}" is shown as written: the key is in no model list, alias list, metric or header', async () => {
     const config =
@@ -206,5 +208,37 @@ describe('${VAR} is expanded only where a secret or an address belongs', () => {
     );
     expect(error.message).toMatch(/invalid config at \S+aliases\.yaml line \d+ \(alias mana\/leak\): target local\/\$\{MANA_LLM_ADMIN_KEY\}: \$\{VAR\} is not expanded in a target/);
     expect(error.message).not.toContain(ADMIN_KEY);
+  });
+
+  it("a key in a base_url's query string reaches the upstream, but /admin/providers, /admin/config, /model/info and the config history show <redacted>", async () => {
+    const config =
+      `providers:\n` +
+      `  local: { type: openai, base_url: "${local.baseUrl}" }\n` +
+      `  fromenv: { type: openai, base_url: "${local.baseUrl}?api-version=1&key=\${E2E_QUERY_KEY}" }\n` +
+      `  literal: { type: openai, base_url: "${local.baseUrl}?api_key=${LITERAL_QUERY_KEY}" }\n` +
+      aliasesYaml({ 'mana/env': ['fromenv/m1'], 'mana/literal': ['literal/m1'] }, ['local/m1']);
+    const gateway = await start({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY, E2E_QUERY_KEY: QUERY_KEY } });
+    for (const model of ['mana/env', 'mana/literal']) expect((await complete(gateway, model)).status).toBe(200);
+    const queries = local.requests.filter((r) => r.model === 'm1').map((r) => r.query);
+    expect(queries).toEqual(expect.arrayContaining([`?api-version=1&key=${QUERY_KEY}`, `?api_key=${LITERAL_QUERY_KEY}`]));
+
+    const adminGet = async (path: string): Promise<Json> => (await fetch(`${gateway.url}${path}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json();
+    const providers = await adminGet('/admin/providers');
+    const baseUrls = Object.fromEntries(providers.data.map((p: Json) => [p.name, p.base_url]));
+    expect(baseUrls.fromenv).toBe(`${local.baseUrl}?api-version=<redacted>&key=<redacted>`);
+    expect(baseUrls.literal).toBe(`${local.baseUrl}?api_key=<redacted>`);
+    const history = await adminGet('/admin/config/history');
+    const shown = [
+      JSON.stringify(providers),
+      JSON.stringify(await adminGet('/admin/providers/literal')),
+      JSON.stringify(await adminGet('/admin/config')),
+      JSON.stringify(await adminGet('/model/info')),
+      JSON.stringify(await adminGet(`/admin/config/history/${history.data[0].version}`)),
+    ];
+    for (const text of shown) {
+      expect(text).not.toContain(QUERY_KEY);
+      expect(text).not.toContain(LITERAL_QUERY_KEY);
+    }
+    expect(shown[2]).toContain('?api_key=<redacted>');
   });
 });

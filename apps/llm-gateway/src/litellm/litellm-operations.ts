@@ -5,7 +5,7 @@
  * chain. A second deployment under an existing `model_name` becomes another
  * target (an alias going from one target to two becomes `weighted`), not a 409.
  */
-import type { ConfigSnapshot, ProviderConfig } from '@mana/llm-router';
+import { redactUrl, type ConfigSnapshot, type ProviderConfig } from '@mana/llm-router';
 import { AdminFailure } from '../admin/admin-failure.js';
 import { checkAliasNameFree, sectionOf, type Answer } from '../admin/alias-operations.js';
 import { aliasSpecFromBody, aliasSpecFromYaml, aliasYaml, effectiveStrategy, isRequiredAlias, type AliasSpec, type ChainEntry } from '../admin/alias-resource.js';
@@ -154,7 +154,8 @@ export function deploymentView(alias: string, entry: ChainEntry, index: number, 
     model_name: alias,
     litellm_params: {
       model: `${prefix}/${model}`,
-      ...(provider === undefined ? {} : { api_base: provider.baseUrl }),
+      // User info and query values hidden: a key may sit in `?api_key=`.
+      ...(provider === undefined ? {} : { api_base: redactUrl(provider.baseUrl) }),
       ...(entry.weight === undefined ? {} : { weight: entry.weight }),
       order: index + 1,
     },
