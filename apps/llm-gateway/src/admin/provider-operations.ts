@@ -11,6 +11,7 @@ import { sectionOf, type Answer } from './alias-operations.js';
 import type { ConfigStore, CurrentConfig, WriteOutcome, WriteRequest } from './config-store.js';
 import { applyMergePatch } from './merge-patch.js';
 import { isBuiltInProvider, providerFieldsFromBody, providerView, providerWrite } from './provider-resource.js';
+import { variablesInUse } from './secrets-writer.js';
 import { removeEntry, setEntry } from './yaml-edit.js';
 
 function exists(current: CurrentConfig, name: string): boolean {
@@ -56,7 +57,7 @@ export async function writeProvider(
         throw new AdminFailure('name_conflict', `A provider "${name}" would clash with the aliases ${shadowed.join(', ')} (they read as ${name}/<model>).`, { heldBy: shadowed });
       }
     }
-    const write = providerWrite(name, build(existing, current));
+    const write = providerWrite(name, build(existing, current), variablesInUse(current.data, name));
     return {
       text: setEntry(current.text, 'providers', name, write.yaml),
       ...(write.secret === undefined ? {} : { secrets: new Map([write.secret]) }),

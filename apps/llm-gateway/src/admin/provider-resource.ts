@@ -5,7 +5,7 @@
  */
 import { BUILT_IN_PROVIDERS, PROVIDER_KEYS, envReferenceName, redactUrl, type ProviderConfig } from '@mana/llm-router';
 import { AdminFailure } from './admin-failure.js';
-import { storeApiKey } from './secrets-writer.js';
+import { storeApiKey, variablesInUse } from './secrets-writer.js';
 import { isPlainObject } from '../plain-object.js';
 
 /** A provider body's keys: the config's provider keys (the router's list), and `name`. */
@@ -43,8 +43,14 @@ export function providerFieldsFromBody(body: unknown, name: string): Record<stri
   return out;
 }
 
-/** The YAML value of a provider (keys in the config reference's order) and the secret to store, if any. */
-export function providerWrite(name: string, fields: Record<string, unknown>): ProviderWrite {
+/**
+ * The YAML value of a provider (keys in the config reference's order) and the
+ * secret to store, if any. A new secret's variable avoids `inUse` (what the
+ * rest of the config refers to: variablesInUse) and whatever this provider
+ * keeps referring to.
+ */
+export function providerWrite(name: string, fields: Record<string, unknown>, inUse: ReadonlySet<string> = new Set()): ProviderWrite {
+  const taken = new Set([...inUse, ...variablesInUse(fields, name)]);
   const yaml: Record<string, unknown> = {};
   let secret: readonly [string, string] | undefined;
   for (const key of PROVIDER_FIELDS) {
@@ -52,7 +58,7 @@ export function providerWrite(name: string, fields: Record<string, unknown>): Pr
     if (key === 'name' || value === undefined) continue;
     if (key === 'api_key') {
       if (typeof value !== 'string') throw new AdminFailure('invalid_type', 'api_key must be a string.', { param: 'api_key' });
-      const stored = storeApiKey(name, value);
+      const stored = storeApiKey(name, value, taken);
       if (stored.kind === 'invalid') throw new AdminFailure('invalid_request', stored.reason, { param: 'api_key' });
       yaml.api_key = stored.yaml;
       if (stored.kind === 'secret') secret = [stored.name, stored.value];

@@ -6,7 +6,7 @@
  * 0600, read by the router's loader) under a generated name, and the YAML
  * refers to that name. The file format is the router's (`NAME=value` lines).
  */
-import { SECRET_NAME, envReferenceName, secretsPathFor } from '@mana/llm-router';
+import { SECRET_NAME, envReferenceName, envReferences, secretsPathFor } from '@mana/llm-router';
 import { writeFileAtomic } from './atomic-write.js';
 
 /** Longest API key accepted: 4 KB (real keys are under 200 bytes). */
@@ -19,20 +19,61 @@ export type StoredKey =
 
 const LITELLM_REFERENCE = /^os\.environ\/([A-Za-z_][A-Za-z0-9_]*)$/;
 
-/** The secrets-file name of a provider's literal key: `local-vllm` → `MANA_LLM_SECRET_LOCAL_VLLM_API_KEY`. */
+/** The secrets-file name of a provider's literal key when nothing else uses it: `local-vllm` → `MANA_LLM_SECRET_LOCAL_VLLM_API_KEY`. */
 export function secretNameFor(provider: string): string {
   return `MANA_LLM_SECRET_${provider.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY`;
 }
 
-/** Decides how `key` (as sent) is stored for `provider`. The reason of an invalid key never quotes it. */
-export function storeApiKey(provider: string, key: string): StoredKey {
+/**
+ * The name a new secret is stored under: its own name (secretNameFor) unless
+ * another value of the config refers to that variable, else the first free of
+ * `NAME_2`, `NAME_3`, … Names are not unique by construction — `a-b` and
+ * `a_b` both give `A_B`, and a file an earlier gateway wrote may refer to any
+ * of them — so each is checked against what the config uses: writing one
+ * provider's key must never replace the key another provider reads.
+ * Ends within `taken.size + 1` tries.
+ */
+export function freeSecretName(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}_${n}`)) return `${base}_${n}`;
+}
+
+/**
+ * Every variable the config `data` refers to, in any string at any depth,
+ * except inside provider `except` (whose values the write replaces).
+ * Iterative: the data comes from a file someone else may have written.
+ */
+export function variablesInUse(data: unknown, except: string): Set<string> {
+  const names = new Set<string>();
+  const pending: unknown[] = [data];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      for (const name of envReferences(value)) names.add(name);
+    } else if (Array.isArray(value)) {
+      pending.push(...value);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        if (value === data && key === 'providers' && typeof item === 'object' && item !== null) {
+          for (const [provider, entry] of Object.entries(item)) if (provider !== except) pending.push(entry);
+        } else {
+          pending.push(item);
+        }
+      }
+    }
+  }
+  return names;
+}
+
+/** Decides how `key` (as sent) is stored for `provider`; a literal avoids the variables in `taken`. The reason of an invalid key never quotes it. */
+export function storeApiKey(provider: string, key: string, taken: ReadonlySet<string> = new Set()): StoredKey {
   // Checked before the reference test: a `${NAME:-default}` carries a default that must fit these bounds too.
   if (Buffer.byteLength(key) > MAX_API_KEY_BYTES) return { kind: 'invalid', reason: `api_key is longer than ${MAX_API_KEY_BYTES} bytes` };
   if (key.trim() === '' || /[\x00-\x1f\x7f]/.test(key)) return { kind: 'invalid', reason: 'api_key must be a non-empty single line' };
   if (envReferenceName(key) !== undefined) return { kind: 'reference', yaml: key };
   const litellm = LITELLM_REFERENCE.exec(key)?.[1];
   if (litellm !== undefined) return { kind: 'reference', yaml: `\${${litellm}}` };
-  const name = secretNameFor(provider);
+  const name = freeSecretName(secretNameFor(provider), taken);
   return { kind: 'secret', yaml: `\${${name}}`, name, value: key };
 }
 

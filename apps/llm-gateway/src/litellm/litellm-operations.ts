@@ -12,6 +12,7 @@ import { aliasSpecFromBody, aliasSpecFromYaml, aliasYaml, effectiveStrategy, isR
 import type { ConfigStore, CurrentConfig, WriteRequest } from '../admin/config-store.js';
 import { checkName } from '../admin/names.js';
 import { isBuiltInProvider, providerWrite } from '../admin/provider-resource.js';
+import { variablesInUse } from '../admin/secrets-writer.js';
 import { targetId } from '../admin/target-id.js';
 import { configData, removeEntry, setEntry } from '../admin/yaml-edit.js';
 import { defaultBaseUrl, litellmPrefixOf, providerNameFor, readDeployment, type Deployment } from './litellm-params.js';
@@ -106,7 +107,7 @@ class Draft {
   }
 
   private writeProvider(name: string, fields: Record<string, unknown>): void {
-    const write = providerWrite(name, fields);
+    const write = providerWrite(name, fields, variablesInUse(this.data, name));
     if (write.secret !== undefined) this.secrets.set(write.secret[0], write.secret[1]);
     this.text = setEntry(this.text, 'providers', name, write.yaml);
   }
