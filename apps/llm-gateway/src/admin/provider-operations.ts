@@ -60,8 +60,8 @@ export async function writeProvider(
     const write = providerWrite(name, build(existing, current), variablesInUse(current.data, name));
     return {
       text: setEntry(current.text, 'providers', name, write.yaml),
-      ...(write.secret === undefined ? {} : { secrets: new Map([write.secret]) }),
-      change: `provider ${name} ${created ? 'created' : 'updated'}${write.secret === undefined ? '' : ' (api key stored in the secrets file)'}`,
+      secrets: write.secrets,
+      change: `provider ${name} ${created ? 'created' : 'updated'}${write.stored.length === 0 ? '' : ` (${write.stored.join(', ')} stored in the secrets file)`}`,
     };
   });
   return { answer: { status: created ? 201 : 200, body: { ...view(outcome.data, outcome.snapshot, name), version: outcome.version }, version: outcome.version }, outcome };

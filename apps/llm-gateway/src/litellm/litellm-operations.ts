@@ -108,7 +108,7 @@ class Draft {
 
   private writeProvider(name: string, fields: Record<string, unknown>): void {
     const write = providerWrite(name, fields, variablesInUse(this.data, name));
-    if (write.secret !== undefined) this.secrets.set(write.secret[0], write.secret[1]);
+    for (const [variable, value] of write.secrets) this.secrets.set(variable, value);
     this.text = setEntry(this.text, 'providers', name, write.yaml);
   }
 

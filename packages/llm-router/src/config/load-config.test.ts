@@ -436,7 +436,9 @@ describe('parseConfig: validation names the alias and line', () => {
     expect(parseError(provider('    headers:\n      Transfer-Encoding: chunked\n'))).toContain('line 6: provider vllm header Transfer-Encoding is set by the gateway itself');
     expect(parseError(provider('    headers:\n      Connection: close\n'))).toContain('line 6: provider vllm header Connection is set by the gateway itself');
     expect(parseError(provider('    headers:\n      "X:Y": v\n'))).toContain('line 6: provider vllm header name "X:Y" is not a valid HTTP header name');
-    const ok = parseConfig(provider('    headers: { X-Title: "tab\\tok", X-Token: t }\n'), { env });
+    expect(parseError(provider('    secret_headers: [X-Token, "bad name"]\n'))).toContain('line 5: provider vllm header name "bad name" is not a valid HTTP header name');
+    expect(parseError(provider('    secret_headers: X-Token\n'))).toContain('line 5: provider vllm secret_headers must be a list of header names');
+    const ok = parseConfig(provider('    headers: { X-Title: "tab\\tok", X-Token: t }\n    secret_headers: [X-Token]\n'), { env });
     expect(ok.providers.get('vllm')?.headers).toEqual({ 'X-Title': 'tab\tok', 'X-Token': 't' });
   });
 

@@ -1,5 +1,5 @@
 /**
- * A provider's `headers:`.
+ * A provider's `headers:` and `secret_headers:`.
  *
  * Names and values are checked at load, with the line, against what the HTTP
  * client (undici) will send: it refuses a name that is not an HTTP token, a
@@ -8,9 +8,17 @@
  * otherwise fail every call with UND_ERR_INVALID_ARG (or, for
  * Content-Length, send a wrong length). Values are checked after `${VAR}`
  * expansion; messages never quote them, since a value may be a token.
+ *
+ * Some headers carry credentials, as `api_key` does: the well-known ones
+ * (CREDENTIAL_HEADERS) and any a provider lists in `secret_headers`. The
+ * gateway's admin API stores their literal values in the secrets file, never
+ * in the YAML (see isCredentialHeader).
  */
 import type { ConfigPath } from './config-source.js';
 import type { ConfigReader } from './reader.js';
+
+/** Header names that carry a credential wherever they are sent (compared case-insensitively). */
+export const CREDENTIAL_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key'];
 
 /** Headers the HTTP client sets or refuses itself: framing (Content-Length, Transfer-Encoding) and the connection. */
 const CLIENT_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect']);
@@ -20,6 +28,12 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** A field value undici sends: tab, space, visible ASCII and obs-text bytes; no CR, LF or other control character. */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** Whether header `name` carries a credential: a well-known one, or one the provider lists in `secret_headers`. */
+export function isCredentialHeader(name: string, secretHeaders: readonly string[] = []): boolean {
+  const lower = name.toLowerCase();
+  return CREDENTIAL_HEADERS.includes(lower) || secretHeaders.some((listed) => listed.toLowerCase() === lower);
+}
 
 /** A header name as a message may quote it: at most 100 characters, control characters shown as `?`. */
 function quoted(name: string): string {
@@ -50,4 +64,17 @@ export function readHeaders(reader: ConfigReader, value: unknown, path: ConfigPa
     headers[name] = text;
   }
   return Object.freeze(headers);
+}
+
+/** `secret_headers:` → the header names a provider marks as credentials (beyond CREDENTIAL_HEADERS). */
+export function readSecretHeaders(reader: ConfigReader, value: unknown, path: ConfigPath, what: string): readonly string[] {
+  if (value === undefined || value === null) return Object.freeze([]);
+  if (!Array.isArray(value)) reader.fail(path, `${what} secret_headers must be a list of header names`);
+  return Object.freeze(
+    value.map((entry, index) => {
+      if (typeof entry !== 'string') return reader.fail([...path, index], `${what} secret_headers must be a list of header names`);
+      checkName(reader, entry, [...path, index], what);
+      return entry;
+    }),
+  );
 }
