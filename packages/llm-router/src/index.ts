@@ -10,7 +10,9 @@ export { ALIAS_KEYS, ALIAS_NAME, FOREIGN_ALIAS_NAME, PROVIDER_KEYS, PROVIDER_NAM
 export { BUILT_IN_PROVIDERS } from './config/built-in-providers.js';
 export { splitTarget } from './config/targets.js';
 export type { Env } from './config/interpolate.js';
-export { envReferenceName } from './config/interpolate.js';
+export { envReferenceName, envReferences } from './config/interpolate.js';
+export { CREDENTIAL_HEADERS, isCredentialHeader } from './config/provider-headers.js';
+export { redactUrl } from './health/redact.js';
 export { resolveModel, listModels } from './config/alias-registry.js';
 export { parseSize } from './config/sizes.js';
 export { MAX_DURATION_MS, parseDuration } from './config/durations.js';

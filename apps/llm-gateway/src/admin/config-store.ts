@@ -165,7 +165,7 @@ export class ConfigStore {
       if (secretsChanged) {
         throw new AdminFailure(
           'config_read_only',
-          'With MANA_LLM_DATABASE_URL the config is shared by every replica and secrets are never stored in the database: reference an environment variable set on every replica (api_key: ${VAR}) instead of a literal key.',
+          'With MANA_LLM_DATABASE_URL the config is shared by every replica and secrets are never stored in the database: reference an environment variable set on every replica (api_key: ${VAR}, or a header such as Authorization: "Bearer ${VAR}") instead of a literal key or token.',
         );
       }
       if (!(await shared.swap(before.version, edit.text, request.source ?? 'admin'))) {

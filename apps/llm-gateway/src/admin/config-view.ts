@@ -2,9 +2,11 @@
  * GET /admin/config: the file's text as it is on disk — except a key someone
  * wrote into it by hand: a provider `api_key` or header value that is not
  * one `${VAR}` / `${VAR:-default}` reference (the router's `envReferenceName`)
- * is shown as `<redacted>`. No response carries a key.
+ * is shown as `<redacted>`, and a `base_url` shows its user info and query
+ * values as `<redacted>` (the router's `redactUrl`, as every view of a base
+ * URL does). No response carries a key.
  */
-import { envReferenceName } from '@mana/llm-router';
+import { envReferenceName, redactUrl } from '@mana/llm-router';
 import { isMap, isScalar, parseDocument } from 'yaml';
 
 const REDACTED = '<redacted>';
@@ -23,6 +25,11 @@ export function redactedConfigText(text: string): string {
     const key = pair.value.get('api_key', true);
     if (isScalar(key) && secretLike(key.value)) {
       key.value = REDACTED;
+      redacted = true;
+    }
+    const url = pair.value.get('base_url', true);
+    if (isScalar(url) && typeof url.value === 'string' && redactUrl(url.value) !== url.value) {
+      url.value = redactUrl(url.value);
       redacted = true;
     }
     const headers = pair.value.get('headers', true);

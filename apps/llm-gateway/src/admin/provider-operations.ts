@@ -11,6 +11,7 @@ import { sectionOf, type Answer } from './alias-operations.js';
 import type { ConfigStore, CurrentConfig, WriteOutcome, WriteRequest } from './config-store.js';
 import { applyMergePatch } from './merge-patch.js';
 import { isBuiltInProvider, providerFieldsFromBody, providerView, providerWrite } from './provider-resource.js';
+import { variablesInUse } from './secrets-writer.js';
 import { removeEntry, setEntry } from './yaml-edit.js';
 
 function exists(current: CurrentConfig, name: string): boolean {
@@ -56,11 +57,11 @@ export async function writeProvider(
         throw new AdminFailure('name_conflict', `A provider "${name}" would clash with the aliases ${shadowed.join(', ')} (they read as ${name}/<model>).`, { heldBy: shadowed });
       }
     }
-    const write = providerWrite(name, build(existing, current));
+    const write = providerWrite(name, build(existing, current), variablesInUse(current.data, name));
     return {
       text: setEntry(current.text, 'providers', name, write.yaml),
-      ...(write.secret === undefined ? {} : { secrets: new Map([write.secret]) }),
-      change: `provider ${name} ${created ? 'created' : 'updated'}${write.secret === undefined ? '' : ' (api key stored in the secrets file)'}`,
+      secrets: write.secrets,
+      change: `provider ${name} ${created ? 'created' : 'updated'}${write.stored.length === 0 ? '' : ` (${write.stored.join(', ')} stored in the secrets file)`}`,
     };
   });
   return { answer: { status: created ? 201 : 200, body: { ...view(outcome.data, outcome.snapshot, name), version: outcome.version }, version: outcome.version }, outcome };

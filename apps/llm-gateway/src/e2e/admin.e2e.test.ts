@@ -186,6 +186,9 @@ describe('versions', () => {
   });
 });
 
+/** `{"a": {"a": … {}}}`, 5,000 objects deep. */
+const DEEP = `${'{"a": '.repeat(5000)}{}${'}'.repeat(5000)}`;
+
 describe('bad input: a 4xx with a stable code, never a 5xx, never a write', () => {
   it.each([
     ['malformed JSON', '/admin/aliases/mana/y', { method: 'PUT', raw: '{"chain": [' }, 400, 'invalid_json'],
@@ -202,12 +205,18 @@ describe('bad input: a 4xx with a stable code, never a 5xx, never a write', () =
     ['a 10 KB name', `/admin/aliases/mana/${'y'.repeat(10 * 1024)}`, { method: 'PUT', body: { chain: ['ok/m'] } }, 400, 'invalid_name'],
     ['an encoded slash in a provider name', '/admin/providers/a%2Fb', { method: 'DELETE' }, 400, 'invalid_name'],
     ['an unknown provider field', '/admin/providers/extra', { method: 'PUT', body: { type: 'openai', base_url: 'http://127.0.0.1:9/v1', apikey: 'x' } }, 400, 'unknown_field'],
+    // Refused before parsing, as /v1/chat/completions does: the YAML edit and the merge patch never see such a value.
+    ['JSON nested 5,000 levels deep (PUT alias)', '/admin/aliases/mana/y', { method: 'PUT', raw: `{"chain": ["ok/m"], "settings": ${DEEP}}` }, 400, 'invalid_request'],
+    ['JSON nested 5,000 levels deep (PATCH alias)', '/admin/aliases/mana/fast-text', { method: 'PATCH', raw: `{"settings": ${DEEP}}` }, 400, 'invalid_request'],
+    ['JSON nested 5,000 levels deep (PUT provider)', '/admin/providers/extra', { method: 'PUT', raw: `{"type": "openai", "base_url": "http://127.0.0.1:9/v1", "options": ${DEEP}}` }, 400, 'invalid_request'],
+    ['JSON nested 5,000 levels deep (PATCH provider)', '/admin/providers/ok', { method: 'PATCH', raw: `{"options": ${DEEP}}` }, 400, 'invalid_request'],
   ])('%s', async (_what, path, init, status, code) => {
     const before = await file();
     // fetch normalises `..` away; send it as written
     const res = path.includes('..') ? await rawRequest(path, init as { method: string; body: unknown }) : await admin(path, init as Parameters<typeof admin>[1]);
     expect(res.status).toBe(status);
     expect(res.body.error.code).toBe(code);
+    if ((init as { raw?: string }).raw?.includes(DEEP) === true) expect(res.body.error.message).toBe('The request body nests deeper than 64 levels.');
     expect(await file()).toBe(before);
   });
 

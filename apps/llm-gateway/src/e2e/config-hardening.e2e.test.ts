@@ -150,3 +150,95 @@ describe('config errors from the environment', () => {
     }
   });
 });
+
+describe('provider headers', () => {
+  // The header sits on line 6 of this config; undici would refuse it on every call.
+  const withHeader = (line: string): string =>
+    `providers:\n  local:\n    type: openai\n    base_url: "${local.baseUrl}"\n    headers:\n      ${line}\n` + aliasesYaml({}, ['local/m1']);
+
+  it.each([
+    ['a value with CR LF', 'X-Title: "mana\\r\\nX-Injected: 1"', 'provider local header X-Title must be one line of printable characters (no CR, LF or other control characters)'],
+    ['a value from ${VAR} holding a line break', 'X-Title: "${E2E_HEADER_VALUE}"', 'provider local header X-Title must be one line of printable characters (no CR, LF or other control characters)'],
+    ['Transfer-Encoding', 'Transfer-Encoding: chunked', 'provider local header Transfer-Encoding is set by the gateway itself'],
+    ['Content-Length', 'content-length: "5"', 'provider local header content-length is set by the gateway itself'],
+    ['a name with a space', '"X Title": mana', 'provider local header name "X Title" is not a valid HTTP header name'],
+  ])('%s is refused at start with its line, never quoting the value', async (_what, line, message) => {
+    const start$ = start({ config: withHeader(line), env: { E2E_HEADER_VALUE: 'sk-header-e2e\r\nX-Injected: 1' } });
+    const error: Error = await start$.then(
+      () => new Error('the gateway started'),
+      (e: Error) => e,
+    );
+    expect(error.message).toMatch(new RegExp(`invalid config at \\S+aliases\\.yaml line 6: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(error.message).not.toContain('sk-header-e2e');
+  });
+});
+
+describe('${VAR} is expanded only where a secret or an address belongs', () => {
+  const ADMIN_KEY = 'admin-key-e2e-expansion-6f2a';
+  const QUERY_KEY = 'sk-query-from-env-e2e-5d1c';
+  const LITERAL_QUERY_KEY = 'sk-query-literal-e2e-83b0';
+
+  it('a description "${MANA_LLM_ADMIN_KEY}" is shown as written: the key is in no model list, alias list, metric or header', async () => {
+    const config =
+      `providers:\n  local: { type: openai, base_url: "${local.baseUrl}" }\n` +
+      aliasesYaml({}, ['local/m1']).replace('description: "mana/fast-text (test)"', 'description: "${MANA_LLM_ADMIN_KEY}"');
+    const gateway = await start({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY } });
+    const chat = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mana/fast-text', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(chat.status).toBe(200);
+    const models: Json = await (await fetch(`${gateway.url}/v1/models`)).json();
+    expect(models.data.find((m: Json) => m.id === 'mana/fast-text').description).toBe('${MANA_LLM_ADMIN_KEY}');
+    const shown = [
+      JSON.stringify(models),
+      await (await fetch(`${gateway.url}/v1/aliases`)).text(),
+      await (await fetch(`${gateway.url}/metrics`)).text(),
+      JSON.stringify([...chat.headers]),
+    ];
+    for (const text of shown) expect(text).not.toContain(ADMIN_KEY);
+  });
+
+  it('a target "local/${MANA_LLM_ADMIN_KEY}" is refused at start with its line, quoted as written', async () => {
+    const config = `providers:\n  local: { type: openai, base_url: "${local.baseUrl}" }\n` + aliasesYaml({ 'mana/leak': ['local/${MANA_LLM_ADMIN_KEY}'] }, ['local/m1']);
+    const error: Error = await start({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY } }).then(
+      () => new Error('the gateway started'),
+      (e: Error) => e,
+    );
+    expect(error.message).toMatch(/invalid config at \S+aliases\.yaml line \d+ \(alias mana\/leak\): target local\/\$\{MANA_LLM_ADMIN_KEY\}: \$\{VAR\} is not expanded in a target/);
+    expect(error.message).not.toContain(ADMIN_KEY);
+  });
+
+  it("a key in a base_url's query string reaches the upstream, but /admin/providers, /admin/config, /model/info and the config history show <redacted>", async () => {
+    const config =
+      `providers:\n` +
+      `  local: { type: openai, base_url: "${local.baseUrl}" }\n` +
+      `  fromenv: { type: openai, base_url: "${local.baseUrl}?api-version=1&key=\${E2E_QUERY_KEY}" }\n` +
+      `  literal: { type: openai, base_url: "${local.baseUrl}?api_key=${LITERAL_QUERY_KEY}" }\n` +
+      aliasesYaml({ 'mana/env': ['fromenv/m1'], 'mana/literal': ['literal/m1'] }, ['local/m1']);
+    const gateway = await start({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY, E2E_QUERY_KEY: QUERY_KEY } });
+    for (const model of ['mana/env', 'mana/literal']) expect((await complete(gateway, model)).status).toBe(200);
+    const queries = local.requests.filter((r) => r.model === 'm1').map((r) => r.query);
+    expect(queries).toEqual(expect.arrayContaining([`?api-version=1&key=${QUERY_KEY}`, `?api_key=${LITERAL_QUERY_KEY}`]));
+
+    const adminGet = async (path: string): Promise<Json> => (await fetch(`${gateway.url}${path}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json();
+    const providers = await adminGet('/admin/providers');
+    const baseUrls = Object.fromEntries(providers.data.map((p: Json) => [p.name, p.base_url]));
+    expect(baseUrls.fromenv).toBe(`${local.baseUrl}?api-version=<redacted>&key=<redacted>`);
+    expect(baseUrls.literal).toBe(`${local.baseUrl}?api_key=<redacted>`);
+    const history = await adminGet('/admin/config/history');
+    const shown = [
+      JSON.stringify(providers),
+      JSON.stringify(await adminGet('/admin/providers/literal')),
+      JSON.stringify(await adminGet('/admin/config')),
+      JSON.stringify(await adminGet('/model/info')),
+      JSON.stringify(await adminGet(`/admin/config/history/${history.data[0].version}`)),
+    ];
+    for (const text of shown) {
+      expect(text).not.toContain(QUERY_KEY);
+      expect(text).not.toContain(LITERAL_QUERY_KEY);
+    }
+    expect(shown[2]).toContain('?api_key=<redacted>');
+  });
+});

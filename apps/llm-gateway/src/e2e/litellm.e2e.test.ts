@@ -30,13 +30,19 @@ async function call(method: string, path: string, body?: unknown, auth: 'bearer'
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (auth === 'bearer') headers.authorization = `Bearer ${MASTER_KEY}`;
   if (auth === 'x-api-key') headers['x-api-key'] = MASTER_KEY;
-  const res = await fetch(`${gw.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  // A string is sent as the body's text.
+  const text = body === undefined || typeof body === 'string' ? body : JSON.stringify(body);
+  const res = await fetch(`${gw.url}${path}`, { method, headers, body: text });
   return { status: res.status, body: await res.json() };
 }
 
 const chat = (model: string): Promise<Response> => chatOnce(gw.url, model);
 
 const file = (): Promise<string> => readFile(gw.configPath, 'utf8');
+
+/** JSON text of `{"a": {"a": … {}}}`, 5,000 objects deep (sent as is: JSON.stringify itself would overflow). */
+const DEEP = `${'{"a": '.repeat(5000)}{}${'}'.repeat(5000)}`;
+
 const deploymentsOf = (info: Json, name: string): Json[] => info.data.filter((d: Json) => d.model_name === name);
 
 describe('LiteLLM /model/new', () => {
@@ -152,8 +158,13 @@ describe('LiteLLM auth and bad input', () => {
     ['no model_name', 400, 'invalid_request', { litellm_params: { model: 'openai/x' } }],
     ['a model without a provider prefix', 400, 'invalid_request', { model_name: 'x', litellm_params: { model: 'gpt-4o' } }],
     ['an unsupported prefix', 400, 'invalid_request', { model_name: 'x', litellm_params: { model: 'azure/gpt-4o' } }],
+    // Names of Object.prototype's members are unknown prefixes too, not a provider spec read off the prototype.
+    ['the prefix constructor', 400, 'invalid_request', { model_name: 'x', litellm_params: { model: 'constructor/x' } }],
+    ['the prefix toString', 400, 'invalid_request', { model_name: 'x', litellm_params: { model: 'toString/x' } }],
+    ['the prefix __proto__', 400, 'invalid_request', { model_name: 'x', litellm_params: { model: '__proto__/x' } }],
     ['a name clashing with a provider', 409, 'name_conflict', { model_name: 'ok/x', litellm_params: { model: 'openai/x', api_base: 'http://127.0.0.1:9/v1' } }],
     ['an invalid api_base', 422, 'invalid_config', { model_name: 'x', litellm_params: { model: 'openai/x', api_base: 'not a url' } }],
+    ['JSON nested 5,000 levels deep', 400, 'invalid_request', `{"model_name": "x", "litellm_params": {"model": "openai/x", "api_base": "http://127.0.0.1:9/v1", "extra": ${DEEP}}}`],
   ] as [string, number, string, unknown][])('%s → %i %s, nothing written', async (_what, status, type, body) => {
     const before = await file();
     const res = await call('POST', '/model/new', body);

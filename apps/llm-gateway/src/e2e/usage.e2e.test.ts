@@ -155,6 +155,17 @@ describe.each(['sqlite', 'postgres'] as const)('usage recording on %s', (engine)
     expect(body.error).toMatchObject({ code: 'invalid_usage_query', param });
   });
 
+  // One past the last millisecond a Date can hold (±8.64e15 ms, ±100,000,000 days around 1970).
+  it.each(['/admin/usage/requests', '/admin/usage/errors', '/admin/usage/summary'].flatMap((path) => [`${path}?since=8640000000000001`, `${path}?until=8640000000000001`]))(
+    'a time past the last date (%s) is a 400 naming the parameter, not a store failure',
+    async (path) => {
+      const { status, body } = await admin(gw, path);
+      expect(status).toBe(400);
+      expect(body.error).toMatchObject({ code: 'invalid_usage_query', param: path.includes('since=') ? 'since' : 'until' });
+      expect(gw.logs.filter((l) => l.msg === 'usage query failed')).toEqual([]);
+    },
+  );
+
   it('SQL metacharacters in every filter are plain text; unknown group_by is a 400; no admin key is a 401', async () => {
     const nasty = encodeURIComponent(`' OR 1=1; DROP TABLE usage_requests; --`);
     const { status, body } = await admin(gw, `/admin/usage/requests?alias=${nasty}&target=${nasty}&code=${nasty}`);

@@ -5,13 +5,14 @@
  * chain. A second deployment under an existing `model_name` becomes another
  * target (an alias going from one target to two becomes `weighted`), not a 409.
  */
-import type { ConfigSnapshot, ProviderConfig } from '@mana/llm-router';
+import { redactUrl, type ConfigSnapshot, type ProviderConfig } from '@mana/llm-router';
 import { AdminFailure } from '../admin/admin-failure.js';
 import { checkAliasNameFree, sectionOf, type Answer } from '../admin/alias-operations.js';
 import { aliasSpecFromBody, aliasSpecFromYaml, aliasYaml, effectiveStrategy, isRequiredAlias, type AliasSpec, type ChainEntry } from '../admin/alias-resource.js';
 import type { ConfigStore, CurrentConfig, WriteRequest } from '../admin/config-store.js';
 import { checkName } from '../admin/names.js';
 import { isBuiltInProvider, providerWrite } from '../admin/provider-resource.js';
+import { variablesInUse } from '../admin/secrets-writer.js';
 import { targetId } from '../admin/target-id.js';
 import { configData, removeEntry, setEntry } from '../admin/yaml-edit.js';
 import { defaultBaseUrl, litellmPrefixOf, providerNameFor, readDeployment, type Deployment } from './litellm-params.js';
@@ -106,8 +107,8 @@ class Draft {
   }
 
   private writeProvider(name: string, fields: Record<string, unknown>): void {
-    const write = providerWrite(name, fields);
-    if (write.secret !== undefined) this.secrets.set(write.secret[0], write.secret[1]);
+    const write = providerWrite(name, fields, variablesInUse(this.data, name));
+    for (const [variable, value] of write.secrets) this.secrets.set(variable, value);
     this.text = setEntry(this.text, 'providers', name, write.yaml);
   }
 
@@ -154,7 +155,8 @@ export function deploymentView(alias: string, entry: ChainEntry, index: number, 
     model_name: alias,
     litellm_params: {
       model: `${prefix}/${model}`,
-      ...(provider === undefined ? {} : { api_base: provider.baseUrl }),
+      // User info and query values hidden: a key may sit in `?api_key=`.
+      ...(provider === undefined ? {} : { api_base: redactUrl(provider.baseUrl) }),
       ...(entry.weight === undefined ? {} : { weight: entry.weight }),
       order: index + 1,
     },

@@ -8,18 +8,31 @@
 import { AdminFailure } from '../admin/admin-failure.js';
 import { isPlainObject } from '../plain-object.js';
 
-/** LiteLLM `model` prefixes → the provider type, and the built-in provider used when no api_base is given. */
-const PREFIXES: Readonly<Record<string, { readonly type: 'openai' | 'ollama'; readonly builtIn?: string }>> = {
-  openai: { type: 'openai' },
-  hosted_vllm: { type: 'openai' },
-  openai_like: { type: 'openai' },
-  ollama: { type: 'ollama', builtIn: 'ollama' },
-  ollama_chat: { type: 'ollama', builtIn: 'ollama' },
-  groq: { type: 'openai', builtIn: 'groq' },
-  openrouter: { type: 'openai', builtIn: 'openrouter' },
-  together_ai: { type: 'openai', builtIn: 'together' },
-  gemini: { type: 'openai', builtIn: 'google' },
-};
+interface PrefixSpec {
+  readonly type: 'openai' | 'ollama';
+  readonly builtIn?: string;
+}
+
+/**
+ * LiteLLM `model` prefixes → the provider type, and the built-in provider used
+ * when no api_base is given. A Map, since it is looked up with the client's
+ * prefix: `constructor/x` or `toString/x` must be an unknown prefix (400), not
+ * a member of Object.prototype read as a provider spec.
+ */
+const PREFIXES: ReadonlyMap<string, PrefixSpec> = new Map<string, PrefixSpec>([
+  ['openai', { type: 'openai' }],
+  ['hosted_vllm', { type: 'openai' }],
+  ['openai_like', { type: 'openai' }],
+  ['ollama', { type: 'ollama', builtIn: 'ollama' }],
+  ['ollama_chat', { type: 'ollama', builtIn: 'ollama' }],
+  ['groq', { type: 'openai', builtIn: 'groq' }],
+  ['openrouter', { type: 'openai', builtIn: 'openrouter' }],
+  ['together_ai', { type: 'openai', builtIn: 'together' }],
+  ['gemini', { type: 'openai', builtIn: 'google' }],
+]);
+
+/** The supported prefixes, as messages list them. */
+const PREFIX_LIST = [...PREFIXES.keys()].join(', ');
 
 /** The base URL a bare `openai/…` deployment (no api_base) goes to. */
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -50,7 +63,7 @@ const LITELLM_DEFAULT_PREFIX: Readonly<Record<'openai' | 'ollama', string>> = { 
 
 /** The LiteLLM `model` prefix that names a built-in provider (`groq` → `groq`, `google` → `gemini`). */
 export function litellmPrefixOf(provider: string, type: 'openai' | 'ollama'): string {
-  for (const [prefix, spec] of Object.entries(PREFIXES)) if (spec.builtIn === provider && spec.type === type) return prefix;
+  for (const [prefix, spec] of PREFIXES) if (spec.builtIn === provider && spec.type === type) return prefix;
   return LITELLM_DEFAULT_PREFIX[type];
 }
 
@@ -79,12 +92,12 @@ function readParams(params: Record<string, unknown>): Omit<Deployment, 'modelNam
   const model = params.model;
   const slash = typeof model === 'string' ? model.indexOf('/') : -1;
   if (typeof model !== 'string' || slash <= 0 || slash === model.length - 1) {
-    throw new AdminFailure('invalid_request', `litellm_params.model must be "<provider>/<model>" with a provider of: ${Object.keys(PREFIXES).join(', ')}.`, { param: 'litellm_params.model' });
+    throw new AdminFailure('invalid_request', `litellm_params.model must be "<provider>/<model>" with a provider of: ${PREFIX_LIST}.`, { param: 'litellm_params.model' });
   }
   const prefix = model.slice(0, slash);
-  const spec = PREFIXES[prefix];
+  const spec = PREFIXES.get(prefix);
   if (spec === undefined) {
-    throw new AdminFailure('invalid_request', `litellm_params.model prefix "${prefix.slice(0, 50)}" is not supported (use one of: ${Object.keys(PREFIXES).join(', ')}).`, { param: 'litellm_params.model' });
+    throw new AdminFailure('invalid_request', `litellm_params.model prefix "${prefix.slice(0, 50)}" is not supported (use one of: ${PREFIX_LIST}).`, { param: 'litellm_params.model' });
   }
   const text = (key: string): string | undefined => {
     const value = params[key];

@@ -47,12 +47,20 @@ function text(params: Params, name: string): string | undefined {
   return value;
 }
 
-/** An ISO 8601 time or epoch milliseconds. */
+/**
+ * The last millisecond a Date can hold (100,000,000 days after 1970): a time
+ * past it has no ISO form, so answering it would fail (a RangeError, once
+ * seen as a 503) instead of naming the parameter.
+ */
+const MAX_TIME_MS = 8_640_000_000_000_000;
+
+/** An ISO 8601 time or epoch milliseconds, within what a Date can hold. */
 function time(params: Params, name: string): number | undefined {
   const value = one(params, name);
   if (value === undefined) return undefined;
   const ms = /^\d{1,16}$/.test(value) ? Number(value) : /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
   if (!Number.isSafeInteger(ms)) throw new BadParam(name, `${name} must be an ISO 8601 time or epoch milliseconds.`);
+  if (ms > MAX_TIME_MS) throw new BadParam(name, `${name} must be at most ${MAX_TIME_MS} (epoch milliseconds of +275760-09-13T00:00:00.000Z).`);
   return ms;
 }
 

@@ -69,7 +69,8 @@ function buildAlias(
     map.fail_over_on_context_length === undefined
       ? true
       : reader.boolean(map.fail_over_on_context_length, [...path, 'fail_over_on_context_length'], 'fail_over_on_context_length', name);
-  const description = map.description === undefined || map.description === null ? '' : reader.string(map.description, [...path, 'description'], 'description', name).value;
+  // Shown in /v1/models and /v1/aliases: taken as written, never expanded.
+  const description = map.description === undefined || map.description === null ? '' : reader.text(map.description, [...path, 'description'], 'description', name);
   const aliasSettings = reader.settings(map.settings, [...path, 'settings'], name);
 
   const rawChain = map.chain;
@@ -167,31 +168,28 @@ function buildTarget(
   if (typeof entry !== 'string') reader.keys(map, TARGET_KEYS, path, 'chain entry', alias);
   if (map.target === undefined) reader.fail(path, 'chain entry needs a target: provider/model', alias);
   const targetPath = typeof entry === 'string' ? path : [...path, 'target'];
-  const read = reader.string(map.target, targetPath, 'target', alias);
-  const id = read.value.trim();
-  // Messages quote the target as written when it used ${VAR}: never a variable's value.
-  const shown = reader.shown(map.target, { ...read, value: id });
+  // Sent in X-Mana-LLM-Resolved and metric labels: taken as written, never expanded.
+  const id = reader.identifier(map.target, targetPath, 'target', alias).trim();
 
   const problem = modelIdProblem(id);
   if (problem !== undefined) reader.fail(targetPath, `target ${JSON.stringify(id.slice(0, 80))} ${problem}: it is sent in the X-Mana-LLM-Resolved header`, alias);
   const split = splitTarget(id);
-  if (split === undefined) reader.fail(targetPath, `target "${shown}" must be provider/model (e.g. groq/llama-3.3-70b-versatile)`, alias);
+  if (split === undefined) reader.fail(targetPath, `target "${id}" must be provider/model (e.g. groq/llama-3.3-70b-versatile)`, alias);
   if (split.provider === ALIAS_NAMESPACE) {
-    reader.fail(targetPath, `target ${shown} is an alias: a chain lists provider models, not other aliases`, alias);
+    reader.fail(targetPath, `target ${id} is an alias: a chain lists provider models, not other aliases`, alias);
   }
   const provider = providers.get(split.provider);
   if (provider === undefined) {
-    const unknown = read.variables.length === 0 ? `unknown provider "${split.provider}"` : 'unknown provider';
-    reader.fail(targetPath, `${unknown} in target ${shown} (known: ${[...providers.keys()].join(', ')})`, alias);
+    reader.fail(targetPath, `unknown provider "${split.provider}" in target ${id} (known: ${[...providers.keys()].join(', ')})`, alias);
   }
 
   let weight = 1;
   if (map.weight !== undefined) {
     if (strategy !== 'weighted') {
-      reader.fail([...path, 'weight'], `weight on target ${shown} needs strategy: weighted (this alias uses ${strategy})`, alias, true);
+      reader.fail([...path, 'weight'], `weight on target ${id} needs strategy: weighted (this alias uses ${strategy})`, alias, true);
     }
     weight = typeof map.weight === 'number' ? map.weight : Number.NaN;
-    if (!Number.isFinite(weight) || weight <= 0) reader.fail([...path, 'weight'], `weight of ${shown} must be a positive number`, alias);
+    if (!Number.isFinite(weight) || weight <= 0) reader.fail([...path, 'weight'], `weight of ${id} must be a positive number`, alias);
   }
 
   // Cascade: defaults ← global ← provider (already in provider.settings) ← alias ← target.
@@ -203,7 +201,7 @@ function buildTarget(
   const price = readPrice(reader, map.price, [...path, 'price'], `target ${id}`, alias) ?? provider.price;
   const target: TargetConfig = Object.freeze({ id, provider: split.provider, model: split.model, weight, settings, price, contextWindow: contextWindowOf(provider, settings) });
   const declared = typeof entry === 'string' ? { space: undefined, maxBatch: undefined } : readEmbeddingKeys(reader, map, path, alias);
-  return { target, shown, embedding: { ...declared, path, id: shown } };
+  return { target, shown: id, embedding: { ...declared, path, id } };
 }
 
 function readChoice<T extends string>(

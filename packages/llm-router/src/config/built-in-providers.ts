@@ -16,14 +16,18 @@ export interface RawProviderSpec {
  * environment; a cloud provider whose variable is unset is reported as
  * unconfigured and skipped without a network call.
  */
-export const BUILT_IN_PROVIDERS: Readonly<Record<string, RawProviderSpec>> = Object.freeze({
-  ollama: { type: 'ollama', base_url: '${OLLAMA_URL:-http://localhost:11434}' },
-  groq: { type: 'openai', base_url: 'https://api.groq.com/openai/v1', api_key: '${GROQ_API_KEY}' },
-  openrouter: { type: 'openai', base_url: 'https://openrouter.ai/api/v1', api_key: '${OPENROUTER_API_KEY}' },
-  together: { type: 'openai', base_url: 'https://api.together.xyz/v1', api_key: '${TOGETHER_API_KEY}' },
-  google: {
-    type: 'openai',
-    base_url: 'https://generativelanguage.googleapis.com/v1beta/openai',
-    api_key: '${GOOGLE_API_KEY}',
-  },
-});
+// No prototype: the map is indexed with provider names from files and admin
+// paths, and a provider named `constructor` must find no built-in.
+export const BUILT_IN_PROVIDERS: Readonly<Record<string, RawProviderSpec>> = Object.freeze(
+  Object.assign<Record<string, RawProviderSpec>, Record<string, RawProviderSpec>>(Object.create(null), {
+    ollama: { type: 'ollama', base_url: '${OLLAMA_URL:-http://localhost:11434}' },
+    groq: { type: 'openai', base_url: 'https://api.groq.com/openai/v1', api_key: '${GROQ_API_KEY}' },
+    openrouter: { type: 'openai', base_url: 'https://openrouter.ai/api/v1', api_key: '${OPENROUTER_API_KEY}' },
+    together: { type: 'openai', base_url: 'https://api.together.xyz/v1', api_key: '${TOGETHER_API_KEY}' },
+    google: {
+      type: 'openai',
+      base_url: 'https://generativelanguage.googleapis.com/v1beta/openai',
+      api_key: '${GOOGLE_API_KEY}',
+    },
+  }),
+);

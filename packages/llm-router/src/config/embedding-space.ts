@@ -25,7 +25,8 @@ export interface TargetEmbedding {
 export function readEmbeddingKeys(reader: ConfigReader, map: RawMap, path: ConfigPath, alias: string): { space: string | undefined; maxBatch: number | undefined } {
   let space: string | undefined;
   if (map.embedding_space !== undefined && map.embedding_space !== null) {
-    space = reader.string(map.embedding_space, [...path, 'embedding_space'], 'embedding_space', alias).value.trim();
+    // Sent in X-Mana-LLM-Embedding-Space and shown in /v1/aliases: taken as written, never expanded.
+    space = reader.identifier(map.embedding_space, [...path, 'embedding_space'], 'embedding_space', alias).trim();
     if (space === '') reader.fail([...path, 'embedding_space'], 'embedding_space must not be empty', alias);
   }
   const maxBatch =

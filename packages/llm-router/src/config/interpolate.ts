@@ -3,6 +3,11 @@
  * file, so secrets and per-machine URLs stay in the environment, not the file.
  * An unset variable without a default becomes the empty string; `:-` also
  * applies the default when the variable is set but empty. `$${` is a literal `${`.
+ *
+ * Expanded only where a secret or an address belongs (a provider's api_key,
+ * headers, base_url, options) and in values of a fixed form (settings,
+ * strategies): never in text the gateway shows to clients (descriptions,
+ * targets, embedding spaces), which would publish a variable's value.
  */
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -27,6 +32,13 @@ const WHOLE_REFERENCE = new RegExp(`^${ONE_REFERENCE}$`);
  */
 export function envReferenceName(text: string): string | undefined {
   return WHOLE_REFERENCE.exec(text)?.[1];
+}
+
+/** The variables `text` refers to (`$${` escapes are not references), in order. */
+export function envReferences(text: string): string[] {
+  const names: string[] = [];
+  for (const match of text.matchAll(REFERENCE)) if (match[1] !== undefined) names.push(match[1]);
+  return names;
 }
 
 export function interpolateEnv(text: string, env: Env): Interpolated {

@@ -112,17 +112,31 @@ ${EMBED_ALIAS_LINE}  mana/extra-alias: [ollama/llava]
 });
 
 describe('parseConfig: env interpolation', () => {
-  it('substitutes ${VAR} and ${VAR:-default} in strings', () => {
+  it('substitutes ${VAR} and ${VAR:-default} in a provider\'s api_key, headers, base_url and options', () => {
     const text = withLongForm(
-      '    description: "${DESC:-prose} by ${WHO}"\n    chain: ["${LF_PROVIDER}/gemma3:12b"]\n',
-      'providers:\n  local: { type: openai, base_url: "http://${HOST:-127.0.0.1}:${PORT}/v1", api_key: "k-${SUFFIX:-x}" }\n',
+      '    chain: [local/m]\n',
+      'providers:\n  local:\n    type: openai\n    base_url: "http://${HOST:-127.0.0.1}:${PORT}/v1"\n    api_key: "k-${SUFFIX:-x}"\n' +
+        '    headers: { Authorization: "Bearer ${TOKEN}" }\n    options: { tag: "${TAG:-t}" }\n',
     );
-    const snapshot = parseConfig(text, { env: { WHO: 'mana', LF_PROVIDER: 'ollama', PORT: '8000', HOST: '' } });
-    expect(snapshot.aliases.get('mana/long-form')?.description).toBe('prose by mana');
-    expect(snapshot.aliases.get('mana/long-form')?.chain[0]?.id).toBe('ollama/gemma3:12b');
+    const snapshot = parseConfig(text, { env: { PORT: '8000', HOST: '', TOKEN: 'tok' } });
+    const local = snapshot.providers.get('local');
     // `:-` also replaces an empty value
-    expect(snapshot.providers.get('local')?.baseUrl).toBe('http://127.0.0.1:8000/v1');
-    expect(snapshot.providers.get('local')?.apiKey).toBe('k-x');
+    expect(local?.baseUrl).toBe('http://127.0.0.1:8000/v1');
+    expect(local?.apiKey).toBe('k-x');
+    expect(local?.headers).toEqual({ Authorization: 'Bearer tok' });
+    expect(local?.options).toEqual({ tag: 't' });
+  });
+
+  it('takes what clients are shown as written: a description keeps its ${VAR}; a target or embedding_space with one is refused', () => {
+    const env = { MANA_LLM_ADMIN_KEY: 'admin-secret-value', MODEL: 'gemma3:12b' };
+    const described = parseConfig(withLongForm('    description: "${MANA_LLM_ADMIN_KEY} by $${WHO}"\n    chain: [ollama/a]\n'), { env });
+    expect(described.aliases.get('mana/long-form')?.description).toBe('${MANA_LLM_ADMIN_KEY} by $${WHO}');
+    expect(parseError(withLongForm('    chain: ["ollama/${MODEL}"]\n'), env)).toContain(
+      'line 3 (alias mana/long-form): target ollama/${MODEL}: ${VAR} is not expanded in a target',
+    );
+    const space = parseError(STRINGS_ONLY.replace('embedding_space: nomic-embed-text-v1.5', 'embedding_space: "${MANA_LLM_ADMIN_KEY}"'), env);
+    expect(space).toContain('embedding_space ${MANA_LLM_ADMIN_KEY}: ${VAR} is not expanded in an embedding_space');
+    expect(space).not.toContain('admin-secret-value');
   });
 
   it('interpolates durations and counts given as strings', () => {
@@ -416,17 +430,28 @@ describe('parseConfig: validation names the alias and line', () => {
     );
   });
 
+  it('refuses provider headers the HTTP client would refuse on every call, with their line', () => {
+    const provider = (lines: string): string => `providers:\n  vllm:\n    type: openai\n    base_url: http://x\n${lines}${STRINGS_ONLY}`;
+    expect(parseError(provider('    headers:\n      X-Title: "a\\nb"\n'))).toContain('line 6: provider vllm header X-Title must be one line of printable characters');
+    expect(parseError(provider('    headers:\n      Transfer-Encoding: chunked\n'))).toContain('line 6: provider vllm header Transfer-Encoding is set by the gateway itself');
+    expect(parseError(provider('    headers:\n      Connection: close\n'))).toContain('line 6: provider vllm header Connection is set by the gateway itself');
+    expect(parseError(provider('    headers:\n      "X:Y": v\n'))).toContain('line 6: provider vllm header name "X:Y" is not a valid HTTP header name');
+    expect(parseError(provider('    secret_headers: [X-Token, "bad name"]\n'))).toContain('line 5: provider vllm header name "bad name" is not a valid HTTP header name');
+    expect(parseError(provider('    secret_headers: X-Token\n'))).toContain('line 5: provider vllm secret_headers must be a list of header names');
+    const ok = parseConfig(provider('    headers: { X-Title: "tab\\tok", X-Token: t }\n    secret_headers: [X-Token]\n'), { env });
+    expect(ok.providers.get('vllm')?.headers).toEqual({ 'X-Title': 'tab\tok', 'X-Token': 't' });
+  });
+
   it('names a variable, never its value, when an interpolated value is invalid', () => {
     const secret = { MYKEY: 'sk-live-0123456789abcdef' };
     const cases: [string, string][] = [
       [`providers:\n  vllm:\n    type: "\${MYKEY}"\n    base_url: http://x\n${STRINGS_ONLY}`, 'line 3: provider vllm has unknown type "${MYKEY}"'],
       [withLongForm('    strategy: "\${MYKEY}"\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): unknown strategy "${MYKEY}"'],
       [withLongForm('    on_all_unhealthy: "\${MYKEY}"\n    chain: [ollama/a]\n'), 'unknown on_all_unhealthy "${MYKEY}"'],
-      [withLongForm('    chain: ["\${MYKEY}"]\n'), 'line 3 (alias mana/long-form): target "${MYKEY}" must be provider/model'],
-      [withLongForm('    chain: ["\${MYKEY}/m"]\n'), 'unknown provider in target ${MYKEY}/m'],
-      [withLongForm('    chain: ["x/\${MYKEY}", "x/\${MYKEY}"]\n'), 'unknown provider in target x/${MYKEY}'],
-      [withLongForm('    chain: ["ollama/\${MYKEY}", "ollama/\${MYKEY}"]\n'), 'target ollama/${MYKEY} is listed twice'],
-      [withLongForm('    chain:\n      - { target: "ollama/\${MYKEY}", weight: 2 }\n'), 'weight on target ollama/${MYKEY} needs strategy: weighted'],
+      [withLongForm('    chain: ["\${MYKEY}"]\n'), 'line 3 (alias mana/long-form): target ${MYKEY}: ${VAR} is not expanded in a target'],
+      [withLongForm('    chain: ["\${MYKEY}/m"]\n'), 'target ${MYKEY}/m: ${VAR} is not expanded in a target'],
+      [withLongForm('    chain:\n      - { target: "ollama/\${MYKEY}", weight: 2 }\n'), 'line 4 (alias mana/long-form): target ollama/${MYKEY}: ${VAR} is not expanded'],
+      [`providers:\n  vllm: { type: openai, base_url: http://x, headers: { X-Key: "\${MYKEY}\\r\\n" } }\n${STRINGS_ONLY}`, 'line 2: provider vllm header X-Key must be one line'],
       [withLongForm('    fail_over_on_empty: "\${MYKEY}"\n    chain: [ollama/a]\n'), 'fail_over_on_empty must be true or false'],
       [`settings: { retries: "\${MYKEY}" }\n${STRINGS_ONLY}`, 'settings.retries must be a whole number'],
       [`settings: { probe_interval: "\${MYKEY}" }\n${STRINGS_ONLY}`, 'settings.probe_interval must be a positive duration'],

@@ -3,6 +3,7 @@ import { BUILT_IN_PROVIDERS } from './built-in-providers.js';
 import { defaultSettingsFor } from './defaults.js';
 import { interpolateDeep } from './interpolate.js';
 import { readPrice } from './price.js';
+import { readHeaders, readSecretHeaders } from './provider-headers.js';
 import { rememberApiKeyVariables } from './provider-status.js';
 import type { ConfigReader, RawMap } from './reader.js';
 import { PROVIDER_KEYS, PROVIDER_NAME, PROVIDER_TYPES } from './schema.js';
@@ -59,6 +60,8 @@ function buildProvider(
   const checkModels = raw.check_models === undefined ? false : reader.boolean(raw.check_models, [...path, 'check_models'], `${what} check_models`);
   const options = raw.options === undefined || raw.options === null ? {} : reader.map(raw.options, [...path, 'options'], `${what} options`);
   const headers = readHeaders(reader, raw.headers, [...path, 'headers'], what);
+  // Read for its checks only: the list matters to the admin API's writer (see provider-headers.ts).
+  readSecretHeaders(reader, raw.secret_headers, [...path, 'secret_headers'], what);
   const settings: Settings = Object.freeze({
     ...defaultSettingsFor(type.value as ProviderType),
     ...globalSettings,
@@ -79,16 +82,6 @@ function buildProvider(
   });
   rememberApiKeyVariables(provider, key?.variables ?? []);
   return provider;
-}
-
-function readHeaders(reader: ConfigReader, value: unknown, path: readonly string[], what: string): Readonly<Record<string, string>> {
-  if (value === undefined || value === null) return Object.freeze({});
-  const map = reader.map(value, path, `${what} headers`);
-  const headers: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(map)) {
-    headers[name] = reader.string(raw, [...path, name], `${what} header ${name}`).value;
-  }
-  return Object.freeze(headers);
 }
 
 /**

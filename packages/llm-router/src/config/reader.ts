@@ -2,7 +2,7 @@ import type { Settings } from '../types.js';
 import type { ConfigPath, ConfigSource } from './config-source.js';
 import { parseDuration } from './durations.js';
 import { parseSize } from './sizes.js';
-import { interpolateEnv, type Env, type Interpolated } from './interpolate.js';
+import { envReferences, interpolateEnv, type Env, type Interpolated } from './interpolate.js';
 import { SETTING_SPECS } from './schema.js';
 
 export type RawMap = Record<string, unknown>;
@@ -42,6 +42,35 @@ export class ConfigReader {
     if (typeof value === 'number') return { value: String(value), variables: [] };
     if (typeof value !== 'string') this.fail(path, `${what} must be a string`, alias);
     return interpolateEnv(value, this.env);
+  }
+
+  /**
+   * A string taken as written, `${VAR}` included: for text the gateway shows
+   * to clients (a description), where an expanded variable would be published
+   * (see interpolate.ts). Numbers are accepted as their text.
+   */
+  text(value: unknown, path: ConfigPath, what: string, alias?: string): string {
+    if (typeof value === 'number') return String(value);
+    if (typeof value !== 'string') this.fail(path, `${what} must be a string`, alias);
+    return value;
+  }
+
+  /**
+   * An identifier taken as written (a target, an embedding space): shown to
+   * clients, so never expanded, and a `${VAR}` in it is refused rather than
+   * kept as text: a config that once expanded it must not route to a model
+   * named `${MODEL}`. The message quotes the value as written.
+   */
+  identifier(value: unknown, path: ConfigPath, what: string, alias?: string): string {
+    const text = this.text(value, path, what, alias);
+    if (envReferences(text).length > 0) {
+      this.fail(
+        path,
+        `${what} ${text.slice(0, 120).replace(/[\x00-\x1f\x7f]/g, '?')}: \${VAR} is not expanded in ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what} (only in a provider's api_key, headers, base_url and options, and in settings); write the value itself`,
+        alias,
+      );
+    }
+    return text;
   }
 
   /**

@@ -16,6 +16,7 @@ export const PROVIDER_KEYS = [
   'check_models',
   'options',
   'headers',
+  'secret_headers',
   'settings',
   'price',
 ] as const;

@@ -1,7 +1,9 @@
 /**
- * Error text from upstreams and sockets ends up in /v1/health, logs and events.
- * Strip anything that looks like a credential before it is shown: the known
- * keys of the current config, bearer tokens, and `key=` query parameters.
+ * Redaction of what is shown. Error text from upstreams and sockets ends up in
+ * /v1/health, logs and events: strip anything that looks like a credential
+ * before it is shown (the known keys of the current config, bearer tokens,
+ * `key=` query parameters). A base URL shown by a view hides its user info
+ * and query values (redactUrl).
  */
 const MAX_LENGTH = 500;
 
@@ -15,4 +17,48 @@ export function redactSecrets(text: string, secrets: Iterable<string | undefined
     .replace(/\b(bearer\s+)[^\s"',;]+/gi, '$1[redacted]')
     .replace(/\b((?:api[_-]?key|access[_-]?token|token|key)=)[^&\s"',;]+/gi, '$1[redacted]');
   return result.length > MAX_LENGTH ? `${result.slice(0, MAX_LENGTH)}…` : result;
+}
+
+/** What a hidden part of a URL shows as. */
+const HIDDEN = '<redacted>';
+
+/**
+ * A URL as a view may show it (a provider's base URL in the admin API, the
+ * LiteLLM routes, the config text and its history): user info and every query
+ * value hidden, names and the rest kept —
+ * `https://u:p@h/v1?api-version=1&key=sk` → `https://<redacted>@h/v1?api-version=<redacted>&key=<redacted>`.
+ * Text, not a parsed URL, so it works on a value as written (`?key=${KEY}`)
+ * as well as on an expanded one. The one function for every place that shows
+ * a base URL, so they cannot disagree about what is hidden.
+ */
+export function redactUrl(url: string): string {
+  const hashAt = url.indexOf('#');
+  const beforeHash = hashAt === -1 ? url : url.slice(0, hashAt);
+  const fragment = hashAt === -1 ? '' : `#${HIDDEN}`;
+  const queryAt = beforeHash.indexOf('?');
+  const address = queryAt === -1 ? beforeHash : beforeHash.slice(0, queryAt);
+  const query = queryAt === -1 ? '' : beforeHash.slice(queryAt + 1);
+  const shownQuery =
+    queryAt === -1
+      ? ''
+      : `?${query
+          .split('&')
+          .map((part) => {
+            if (part === '') return part;
+            const eq = part.indexOf('=');
+            return eq === -1 ? HIDDEN : `${part.slice(0, eq)}=${HIDDEN}`;
+          })
+          .join('&')}`;
+  return `${withoutUserInfo(address)}${shownQuery}${fragment}`;
+}
+
+/** `scheme://user:pw@host/path` → `scheme://<redacted>@host/path` (the authority ends at the first `/`). */
+function withoutUserInfo(address: string): string {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(address)?.[0];
+  if (scheme === undefined) return address;
+  const slash = address.indexOf('/', scheme.length);
+  const authorityEnd = slash === -1 ? address.length : slash;
+  const at = address.lastIndexOf('@', authorityEnd - 1);
+  if (at < scheme.length) return address;
+  return `${scheme}${HIDDEN}${address.slice(at)}`;
 }
