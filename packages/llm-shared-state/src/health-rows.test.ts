@@ -14,6 +14,7 @@ beforeAll(async () => {
   postgres = await startTestPostgres();
   connection = await openConnection({ kind: 'postgres', url: postgres.url }, () => undefined);
   listener = new pg.Client({ connectionString: postgres.url });
+  listener.on('error', () => undefined); // a dropped connection shows as missing notifications; unheard, it would end the test process
   await listener.connect();
   listener.on('notification', (m) => heard.push(m.payload ?? ''));
   await listener.query(`LISTEN ${HEALTH_CHANNEL}`);

@@ -4,6 +4,7 @@
  */
 import { rmSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { oneRequest } from './test-records.js';
 import { storePerTest } from './test-stores.js';
@@ -49,6 +50,39 @@ describe('usage store recovery', () => {
     await expect(store.write(oneRequest('down'))).rejects.toThrow();
     expect(performance.now() - started).toBeLessThan(5_000);
     await where.postgres!.resumeServer();
+    await store.write(oneRequest('after'));
+    expect((await store.requests({})).requests.map((r) => r.requestId).sort()).toEqual(['after', 'before']);
+  }, 60_000);
+
+  it('PostgreSQL: a fast shutdown while a write holds a pooled connection fails that write and throws nowhere else', async () => {
+    const { store, where } = await openStore('postgres', { onBackgroundError: () => undefined });
+    if (!where.postgres!.ownsServer) return; // an external server is not ours to stop
+    await store.write(oneRequest('before'));
+    // The write then waits on the lock inside its transaction, its connection lent out by the pool:
+    // when the server stops, that client emits 'error' itself (an uncaught exception without a listener).
+    const locker = new pg.Client({ connectionString: (where.location as { url: string }).url });
+    locker.on('error', () => undefined); // its backend is stopped too
+    await locker.connect();
+    await locker.query('begin');
+    await locker.query('lock table usage_requests in access exclusive mode');
+    const uncaught: string[] = [];
+    const onUncaught = (error: Error) => uncaught.push(error.message);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const waiting = store.write(oneRequest('waiting')).then(
+        () => 'written',
+        (error: Error) => error.message,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      await where.postgres!.pauseServer(); // pg_ctl stop -m fast: 57P01 to every backend
+      expect(await waiting).not.toBe('written');
+      await new Promise((r) => setTimeout(r, 200)); // the connection's last events
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await locker.end().catch(() => undefined);
+      await where.postgres!.resumeServer();
+    }
     await store.write(oneRequest('after'));
     expect((await store.requests({})).requests.map((r) => r.requestId).sort()).toEqual(['after', 'before']);
   }, 60_000);
