@@ -6,8 +6,13 @@ import { rmSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { oneRequest } from './test-records.js';
-import { storePerTest } from './test-stores.js';
+import { BatchWriter } from './batch-writer.js';
+import { openConnection, type Connection } from './connections.js';
+import { errorText } from './error-text.js';
+import { recordBatch } from './record-block.js';
+import { oneRequest, request } from './test-records.js';
+import { writeRecords } from './write-records.js';
+import { storePerTest, type TestLocation } from './test-stores.js';
 
 describe('usage store recovery', () => {
   const openStore = storePerTest();
@@ -21,6 +26,59 @@ describe('usage store recovery', () => {
     rmSync(`${file}-shm`, { force: true });
     await store.write(oneRequest('after'));
     expect((await store.requests({})).requests.map((r) => r.requestId)).toEqual(['after']);
+  });
+
+  /**
+   * A SQLite connection whose file can no longer grow: max_page_count caps it
+   * at the pages it has (a disk without space, portably). Batches stay under
+   * the 32-row group insert: single-row INSERTs need no statement journal, so
+   * on SQLITE_FULL SQLite rolls the whole transaction back by itself, as it
+   * did under live traffic.
+   */
+  async function fullConnection(where: TestLocation): Promise<Connection> {
+    const connection = await openConnection(where.location, () => undefined, 'writes');
+    await writeRecords(connection.db, oneRequest('first'), connection.sqlite);
+    connection.sqlite!.pragma(`max_page_count = ${connection.sqlite!.pragma('page_count', { simple: true }) as number}`);
+    return connection;
+  }
+  const SMALL_BATCH = 20;
+  const MAX_BATCHES = 200; // the last page's free space holds a few batches; far fewer than this
+
+  it('SQLite: a full database fails the write with SQLITE_FULL and its message, not the rollback that followed', async () => {
+    const { where } = await openStore('sqlite');
+    const connection = await fullConnection(where);
+    try {
+      let failure: (Error & { code?: string }) | undefined;
+      for (let n = 0; n < MAX_BATCHES && failure === undefined; n++) {
+        const batch = recordBatch(Array.from({ length: SMALL_BATCH }, (_, i) => request({ requestId: `full-${n}-${i}` })));
+        failure = await writeRecords(connection.db, batch, connection.sqlite).then(
+          () => undefined,
+          (error: unknown) => error as Error & { code?: string },
+        );
+      }
+      expect(failure?.message).toBe('database or disk is full');
+      expect(failure?.code).toBe('SQLITE_FULL');
+      // As /v1/health shows it (the writer thread sends it as text).
+      expect(errorText(failure)).toBe('database or disk is full (SQLITE_FULL)');
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it("SQLite: a full database shows as SQLITE_FULL in the batch writer's status (/v1/health's usage.last_error)", async () => {
+    const { where } = await openStore('sqlite');
+    const connection = await fullConnection(where);
+    const writer = new BatchWriter({ write: (batch) => writeRecords(connection.db, batch, connection.sqlite) }, { flushIntervalMs: 60_000 });
+    try {
+      for (let n = 0; n < MAX_BATCHES && !writer.status.failing; n++) {
+        for (let i = 0; i < SMALL_BATCH; i++) writer.record(request({ requestId: `full-${n}-${i}` }));
+        await writer.flush();
+      }
+      expect(writer.status).toMatchObject({ failing: true, queued: SMALL_BATCH, lastError: 'database or disk is full (SQLITE_FULL)' });
+    } finally {
+      await writer.close(0);
+      await connection.close();
+    }
   });
 
   it('SQLite: a lock held by another process fails a write at once instead of blocking, then writes go through', async () => {
