@@ -19,6 +19,7 @@ export { MAX_DURATION_MS, parseDuration } from './config/durations.js';
 export { costOf } from './config/price.js';
 export { MAX_MODEL_ID_LENGTH, modelIdProblem } from './config/targets.js';
 export type { Resolution } from './config/alias-registry.js';
+export { MAX_UPSTREAM_DELAY_MS } from './attempt/classify-error.js';
 export { buildPlan } from './plan/build-plan.js';
 export type { PlanContext } from './plan/build-plan.js';
 export { HealthCache } from './health/health-cache.js';

@@ -5,9 +5,10 @@
  * commit, so a replica dying mid-write leaves neither a row nobody announced
  * nor an announcement of a row that is not there.
  */
-import type { HealthTransition } from '@mana/llm-router';
+import { MAX_UPSTREAM_DELAY_MS, PROVIDER_NAME, modelIdProblem, splitTarget, type HealthTransition } from '@mana/llm-router';
 import type { HealthTransitionsTable, UsageDatabase } from '@mana/llm-usage-store';
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { MAX_REPLICA_CHARS, accept, isObject, isReplicaName, parseJson, refuse, type Received } from './received.js';
 
 export const HEALTH_CHANNEL = 'mana_llm_health';
 /** Reasons are cut to this length: a NOTIFY payload must stay under PostgreSQL's 8000 bytes. */
@@ -41,18 +42,46 @@ export function toRow({ transition: t, replica }: SharedTransition): Selectable<
   };
 }
 
-/** The row back as a transition; undefined for a row this code does not understand (a newer replica's kind). */
-export function fromRow(row: Selectable<HealthTransitionsTable>): SharedTransition | undefined {
-  const colon = row.subject.indexOf(':');
-  const subject = row.subject.slice(colon + 1);
-  const at = Number(row.at);
-  const until = row.until === null ? undefined : Number(row.until);
-  const reason = row.reason ?? '';
-  let transition: HealthTransition;
-  if (row.kind === 'provider_healthy') transition = { kind: 'provider_healthy', subject, at };
-  else if ((row.kind === 'provider_unhealthy' || row.kind === 'cooldown') && until !== undefined) transition = { kind: row.kind, subject, until, reason, at };
-  else return undefined;
-  return { transition, replica: row.replica };
+/**
+ * A transition stamped later than this past the receiving replica's clock is
+ * refused: replicas' clocks agree far closer than that, and a future `at`
+ * would outrank every real transition about its subject.
+ */
+export const MAX_CLOCK_AHEAD_MS = 60_000; // 1 min
+
+/**
+ * A row (read from the table, or a NOTIFY payload) back as a transition, each
+ * field checked (received.ts). A block that ends later than an upstream may
+ * make us wait (MAX_UPSTREAM_DELAY_MS, 1 h) is held to that, as a Retry-After
+ * is, counted from when it was seen: not from now, or each round reading the
+ * same row again would push its end further. Before, `until:
+ * 8640000000000000` blocked a target on every replica until a restart.
+ */
+export function readRow(row: unknown, now: number): Received<SharedTransition> {
+  if (!isObject(row)) return refuse('a transition must be an object');
+  const { kind, subject, until, reason, at, replica } = row;
+  if (kind !== 'provider_healthy' && kind !== 'provider_unhealthy' && kind !== 'cooldown') return refuse('kind must be provider_healthy, provider_unhealthy or cooldown');
+  const name = subjectName(kind, subject);
+  if (name === undefined) return refuse(kind === 'cooldown' ? 'subject must be target:<provider>/<model>' : 'subject must be provider:<name>');
+  if (!isReplicaName(replica)) return refuse(`replica must be a string of 1 to ${MAX_REPLICA_CHARS} characters`);
+  if (typeof at !== 'number' || !Number.isFinite(at) || at < 0) return refuse('at must be a time in epoch ms');
+  if (at > now + MAX_CLOCK_AHEAD_MS) return refuse(`at must not be more than ${MAX_CLOCK_AHEAD_MS / 1000} s ahead of this replica's clock`);
+  if (kind === 'provider_healthy') return accept({ transition: { kind, subject: name, at }, replica });
+  if (typeof until !== 'number' || !Number.isFinite(until)) return refuse('until must be a time in epoch ms');
+  if (typeof reason !== 'string' || reason.length > MAX_REASON_CHARS) return refuse(`reason must be a string of at most ${MAX_REASON_CHARS} characters`);
+  const latest = Math.min(at, now) + MAX_UPSTREAM_DELAY_MS;
+  return accept({ transition: { kind, subject: name, until: Math.min(until, latest), reason, at }, replica });
+}
+
+/** `provider:<name>` or `target:<provider>/<model>` as the kind says, with names a config could hold; the name, or undefined. */
+function subjectName(kind: HealthTransition['kind'], subject: unknown): string | undefined {
+  if (typeof subject !== 'string') return undefined;
+  const prefix = kind === 'cooldown' ? 'target:' : 'provider:';
+  if (!subject.startsWith(prefix)) return undefined;
+  const name = subject.slice(prefix.length);
+  if (modelIdProblem(name) !== undefined) return undefined; // length and printable ASCII, as for any model id
+  const provider = kind === 'cooldown' ? splitTarget(name)?.provider : name;
+  return provider !== undefined && PROVIDER_NAME.test(provider) ? name : undefined;
 }
 
 /** The NOTIFY payload: the row itself, so a listener applies it without a query. */
@@ -60,14 +89,9 @@ export function encodePayload(shared: SharedTransition): string {
   return JSON.stringify(toRow(shared));
 }
 
-export function decodePayload(payload: string): SharedTransition | undefined {
-  try {
-    const row = JSON.parse(payload) as Selectable<HealthTransitionsTable>;
-    if (typeof row !== 'object' || row === null || typeof row.subject !== 'string' || typeof row.replica !== 'string' || typeof row.at !== 'number') return undefined;
-    return fromRow(row);
-  } catch {
-    return undefined;
-  }
+export function decodePayload(payload: string, now: number): Received<SharedTransition> {
+  const row = parseJson(payload);
+  return row === undefined ? refuse('a health notification must be JSON') : readRow(row, now);
 }
 
 /**
@@ -104,11 +128,11 @@ export async function publishTransitions(db: Kysely<UsageDatabase>, batch: reado
  * and recoveries (a replica that missed one would keep skipping a provider
  * that is back). Ended blocks are left out: applying them changes nothing.
  */
-export async function readCurrentTransitions(db: Kysely<UsageDatabase>, now: number): Promise<SharedTransition[]> {
+export async function readCurrentTransitions(db: Kysely<UsageDatabase>, now: number): Promise<Received<SharedTransition>[]> {
   const rows = await db
     .selectFrom('health_transitions')
     .selectAll()
     .where((eb) => eb.or([eb('kind', '=', 'provider_healthy'), eb('until', '>', now)]))
     .execute();
-  return rows.flatMap((row) => fromRow(row) ?? []);
+  return rows.map((row) => readRow(row, now));
 }

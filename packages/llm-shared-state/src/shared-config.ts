@@ -4,8 +4,10 @@
  * on the version inside one transaction that also adds the config history's
  * row and NOTIFYs `mana_llm_config`: all of it commits, or none of it.
  */
+import { MAX_CONFIG_BYTES } from '@mana/llm-router';
 import { addConfigVersionIn, type UsageDatabase } from '@mana/llm-usage-store';
 import { sql, type Kysely } from 'kysely';
+import { MAX_REPLICA_CHARS, accept, isObject, isReplicaName, parseJson, refuse, type Received } from './received.js';
 
 export const CONFIG_CHANNEL = 'mana_llm_config';
 const HEAD_ID = 1;
@@ -34,14 +36,23 @@ export interface ConfigNotice {
   readonly replica: string;
 }
 
+/** Longest version accepted (the admin API's versions are 16 hex digits). */
+export const MAX_VERSION_CHARS = 64;
+
+/** The shared config; throws when its row does not hold one this replica can use (the running config keeps serving). */
 export async function readSharedConfig(db: Kysely<UsageDatabase>): Promise<SharedConfig | undefined> {
   const row = await db.selectFrom('shared_config').selectAll().where('id', '=', HEAD_ID).executeTakeFirst();
-  return row === undefined ? undefined : { version: row.version, text: row.text, time: Number(row.ts), replica: row.replica };
+  if (row === undefined) return undefined;
+  const head = readHead(row);
+  if (!head.ok) throw new Error(`the shared config row is malformed: ${head.problem}`);
+  if (Buffer.byteLength(row.text) > MAX_CONFIG_BYTES) throw new Error(`the shared config row is malformed: its text is larger than ${MAX_CONFIG_BYTES} bytes`);
+  return { ...head.value, text: row.text, time: Number(row.ts) };
 }
 
 /** The shared version and its writer only (the reconciliation round's check: the text may be up to 1 MB). */
-export async function readSharedConfigVersion(db: Kysely<UsageDatabase>): Promise<ConfigNotice | undefined> {
-  return db.selectFrom('shared_config').select(['version', 'replica']).where('id', '=', HEAD_ID).executeTakeFirst();
+export async function readSharedConfigVersion(db: Kysely<UsageDatabase>): Promise<Received<ConfigNotice> | undefined> {
+  const row = await db.selectFrom('shared_config').select(['version', 'replica']).where('id', '=', HEAD_ID).executeTakeFirst();
+  return row === undefined ? undefined : readHead(row);
 }
 
 /** Stores `write` when the database holds no config yet; returns the config it holds afterwards (the seed, or what another replica seeded first). */
@@ -83,11 +94,15 @@ async function notify(tx: Kysely<UsageDatabase>, write: ConfigWrite): Promise<vo
   await sql`select pg_notify(${CONFIG_CHANNEL}, ${JSON.stringify(notice)})`.execute(tx);
 }
 
-export function decodeConfigNotice(payload: string): ConfigNotice | undefined {
-  try {
-    const notice = JSON.parse(payload) as ConfigNotice;
-    return typeof notice?.version === 'string' && typeof notice.replica === 'string' ? notice : undefined;
-  } catch {
-    return undefined;
-  }
+export function decodeConfigNotice(payload: string): Received<ConfigNotice> {
+  return readHead(parseJson(payload));
+}
+
+/** A notice, or the version and writer of the config row, checked (received.ts). */
+function readHead(value: unknown): Received<ConfigNotice> {
+  if (!isObject(value)) return refuse('a config notice must be a JSON object');
+  const { version, replica } = value;
+  if (typeof version !== 'string' || version.length === 0 || version.length > MAX_VERSION_CHARS) return refuse(`version must be a string of 1 to ${MAX_VERSION_CHARS} characters`);
+  if (!isReplicaName(replica)) return refuse(`replica must be a string of 1 to ${MAX_REPLICA_CHARS} characters`);
+  return accept({ version, replica });
 }

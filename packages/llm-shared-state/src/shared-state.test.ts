@@ -2,8 +2,9 @@ import { HealthCache, parseConfig, type ConfigSnapshot, type HealthTransition } 
 import { startTestPostgres, type TestPostgres } from '@mana/llm-testkit';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigNotice } from './shared-config.js';
-import { SharedState } from './shared-state.js';
+import { HEALTH_CHANNEL } from './health-rows.js';
+import { CONFIG_CHANNEL, type ConfigNotice } from './shared-config.js';
+import { SharedState, type SharedStateOptions } from './shared-state.js';
 
 const CONFIG = `providers:
   gpu: { type: openai, base_url: http://127.0.0.1:9/v1, api_key_required: false }
@@ -29,6 +30,7 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
   // Each test starts from an empty shared state (the table outlives the replicas, as in production).
   const client = new pg.Client({ connectionString: postgres.url });
+  client.on('error', () => undefined); // a dropped connection fails the query in flight; unheard, it would end the test process
   await client.connect();
   await client.query('DELETE FROM health_transitions').catch(() => undefined);
   await client.end();
@@ -45,10 +47,11 @@ interface Replica {
   readonly notices: ConfigNotice[];
 }
 
-function replica(name: string, reconcileIntervalMs = 3_000): Replica {
+function replica(name: string, reconcileIntervalMs = 3_000, extra: Partial<SharedStateOptions> = {}): Replica {
   const cache = new HealthCache({ now: Date.now });
   const notices: ConfigNotice[] = [];
   const shared = new SharedState({
+    ...extra,
     url: postgres.url,
     replica: () => name,
     applyTransition: (t) => cache.applyTransition(t),
@@ -107,6 +110,38 @@ describe('SharedState (real PostgreSQL)', () => {
     expect(await c.shared.start(10_000)).toBe(true);
     expect(skips(c)).toBe(true);
     expect(c.cache.cooldownOf('gpu/other')?.reason).toBe('rate_limited');
+  });
+
+  it('notifications and rows that fail their checks are dropped, counted, and reported at most once per interval', async () => {
+    const reports: { dropped: number; problem: string }[] = [];
+    const a = replica('a', 3_000, { onRejected: (report) => reports.push(report), rejectReportIntervalMs: 60_000 });
+    await a.shared.start(10_000);
+    const sender = new pg.Client({ connectionString: postgres.url });
+    sender.on('error', () => undefined); // a dropped connection fails the query in flight; unheard, it would end the test process
+    await sender.connect();
+    try {
+      const at = Date.now();
+      const bad = [
+        { subject: 'provider:gpu', kind: 'provider_unhealthy', until: at + 60_000, reason: 42, at, replica: 'x' }, // a TypeError in redaction before
+        { subject: 'provider:gpu', kind: 'provider_unhealthy', until: at + 60_000, reason: 'x', at: 'now', replica: 'x' },
+        'not json',
+      ];
+      for (const payload of bad) await sender.query('select pg_notify($1, $2)', [HEALTH_CHANNEL, typeof payload === 'string' ? payload : JSON.stringify(payload)]);
+      await sender.query('select pg_notify($1, $2)', [CONFIG_CHANNEL, JSON.stringify({ version: { v: 1 }, replica: 'x' })]);
+      await until(() => a.shared.status.rejected === 4, 2_000);
+      expect(reports).toEqual([{ dropped: 1, problem: 'reason must be a string of at most 500 characters' }]);
+      expect(a.notices).toEqual([]);
+      expect(skips(a)).toBe(false);
+      // A row far in the future is held to an hour after it was written (and read again every round unchanged).
+      await sender.query(`insert into health_transitions (subject, kind, until, reason, at, replica) values ('target:gpu/small', 'cooldown', 9000000000000000000, 'rate_limited', $1, 'x')`, [at]);
+      await a.shared.close(); // a replica starting now reads it
+      const b = replica('b', 3_000, { onRejected: (report) => reports.push(report) });
+      await b.shared.start(10_000);
+      expect(b.cache.cooldownOf('gpu/small')?.until).toBe(at + 3_600_000);
+      expect(skips(b)).toBe(true);
+    } finally {
+      await sender.end();
+    }
   });
 
   it('config: the seed is kept by the first replica, a swap needs the current version, and others are told', async () => {

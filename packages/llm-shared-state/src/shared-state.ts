@@ -17,11 +17,14 @@ import { openConnection, type Connection, type UsageDatabase } from '@mana/llm-u
 import type { Kysely } from 'kysely';
 import { HEALTH_CHANNEL, decodePayload, publishTransitions, readCurrentTransitions, subjectKey, type SharedTransition } from './health-rows.js';
 import { NotifyListener } from './notify-listener.js';
+import type { Received } from './received.js';
 import { CONFIG_CHANNEL, decodeConfigNotice, readSharedConfig, readSharedConfigVersion, seedSharedConfig, swapSharedConfig, type ConfigNotice, type ConfigWrite, type SharedConfig, type SwapResult } from './shared-config.js';
 
 export const DEFAULT_RECONCILE_INTERVAL_MS = 3_000; // 3 s: repairs a lost notification within this
 /** Local transitions waiting for PostgreSQL, newest per provider/target: more subjects than any config has. */
 export const MAX_PENDING_TRANSITIONS = 1_000;
+/** At most one report of dropped notifications and rows per this period: whoever sends them cannot flood the log. */
+export const DEFAULT_REJECT_REPORT_INTERVAL_MS = 60_000; // 1 min
 
 export type SharedStateName = 'starting' | 'ok' | 'degraded';
 
@@ -39,6 +42,8 @@ export interface SharedStateStatus {
   readonly pending: number;
   /** Local transitions dropped because `pending` was full. */
   readonly dropped: number;
+  /** Notifications and rows from PostgreSQL dropped because a field failed its check (received.ts). */
+  readonly rejected: number;
   /** Epoch ms of the last full read that succeeded. */
   readonly lastSyncAt: number | null;
 }
@@ -57,6 +62,13 @@ export interface SharedStateOptions {
   /** State changes and applied transitions, for logs. Must not throw. */
   readonly onStateChange?: (status: SharedStateStatus) => void;
   readonly onApplied?: (shared: SharedTransition) => void;
+  /**
+   * Notifications and rows dropped because a field failed its check: at most
+   * once per `rejectReportIntervalMs`, with how many since the last call and
+   * the problem of the latest one. Must not throw.
+   */
+  readonly onRejected?: (report: { readonly dropped: number; readonly problem: string }) => void;
+  readonly rejectReportIntervalMs?: number;
   readonly reconcileIntervalMs?: number;
   readonly now?: () => number;
 }
@@ -82,6 +94,9 @@ export class SharedState {
   private published = 0;
   private applied = 0;
   private dropped = 0;
+  private rejected = 0;
+  private rejectedUnreported = 0;
+  private lastRejectReport = -Infinity;
 
   constructor(private readonly options: SharedStateOptions) {
     this.now = options.now ?? Date.now;
@@ -105,6 +120,7 @@ export class SharedState {
       applied: this.applied,
       pending: this.pending.size,
       dropped: this.dropped,
+      rejected: this.rejected,
       lastSyncAt: this.lastSyncAt,
     };
   }
@@ -168,14 +184,31 @@ export class SharedState {
 
   private onNotification(channel: string, payload: string): void {
     if (channel === CONFIG_CHANNEL) {
-      const notice = decodeConfigNotice(payload);
-      if (notice !== undefined && notice.version !== this.options.localConfigVersion()) this.options.onConfigChanged(notice);
+      this.configHead(decodeConfigNotice(payload));
       return;
     }
-    const shared = decodePayload(payload);
+    const shared = decodePayload(payload, this.now());
+    if (!shared.ok) return this.reject(shared.problem);
     // Our own announcement coming back: already in our cache, and re-applying could only echo.
-    if (shared === undefined || shared.replica === this.options.replica()) return;
-    this.apply(shared);
+    if (shared.value.replica === this.options.replica()) return;
+    this.apply(shared.value);
+  }
+
+  /** A config version seen (notified, or read by a round): fetched when it is not the one this replica serves. */
+  private configHead(head: Received<ConfigNotice>): void {
+    if (!head.ok) return this.reject(head.problem);
+    if (head.value.version !== this.options.localConfigVersion()) this.options.onConfigChanged(head.value);
+  }
+
+  private reject(problem: string): void {
+    this.rejected += 1;
+    this.rejectedUnreported += 1;
+    const now = this.now();
+    if (now - this.lastRejectReport < (this.options.rejectReportIntervalMs ?? DEFAULT_REJECT_REPORT_INTERVAL_MS)) return;
+    this.lastRejectReport = now;
+    const dropped = this.rejectedUnreported;
+    this.rejectedUnreported = 0;
+    this.options.onRejected?.({ dropped, problem });
   }
 
   private apply(shared: SharedTransition): void {
@@ -196,9 +229,12 @@ export class SharedState {
       const db = await this.db();
       await this.flush();
       if (this.pending.size > 0) return false; // the flush failed: it degraded already
-      for (const shared of await readCurrentTransitions(db, this.now())) this.apply(shared);
+      for (const row of await readCurrentTransitions(db, this.now())) {
+        if (row.ok) this.apply(row.value);
+        else this.reject(row.problem);
+      }
       const head = await readSharedConfigVersion(db);
-      if (head !== undefined && head.version !== this.options.localConfigVersion()) this.options.onConfigChanged(head);
+      if (head !== undefined) this.configHead(head);
       this.lastSyncAt = this.now();
       if (this.listener.connected) this.setState('ok', null);
       return this.listener.connected;

@@ -16,6 +16,7 @@
  * i.e. at most `flushIntervalMs` of traffic plus the batch being written, while
  * the database is healthy.
  */
+import { errorText } from './error-text.js';
 import { RecordBlockBuilder, batchSize, type RecordBatch } from './record-block.js';
 import type { RequestRecord } from './types.js';
 
@@ -202,7 +203,7 @@ export class BatchWriter {
       } catch (error) {
         this.putBack(batch);
         this.failing = true;
-        this.lastError = error instanceof Error ? error.message : String(error);
+        this.lastError = errorText(error);
         this.lastErrorAt = this.now();
         this.options.onWriteError?.(error instanceof Error ? error : new Error(String(error)));
         return;

@@ -118,6 +118,13 @@ function openPostgres(url: string, onBackgroundError: (error: Error) => void): C
   // An idle pooled client whose server goes away emits 'error' on the pool;
   // unhandled, that would crash the process. The next query reconnects.
   pool.on('error', onBackgroundError);
+  // A checked-out client has no pool listener: when the server goes away while
+  // it is lent out (a query running, a transaction between two statements) it
+  // emits 'error' itself, and without a listener that ends the process (a
+  // fast shutdown sends 57P01 to every backend at once). Nothing is lost by
+  // ignoring it here: the query in flight, or the next one, fails with it, and
+  // the pool drops the client when it comes back.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<UsageDatabase>({ dialect: new PostgresDialect({ pool }) });
   return { db, stillValid: () => true, close: () => db.destroy() };
 }

@@ -35,13 +35,25 @@ export async function writeRecords(db: Kysely<UsageDatabase>, batch: RecordBatch
 }
 
 async function writeInTransaction(db: Kysely<UsageDatabase>, batch: RecordBatch, sqlite: BetterSqlite3.Database | undefined, rowsPerInsert: number): Promise<void> {
-  await db.transaction().execute(async (tx) => {
+  const tx = await db.startTransaction().execute();
+  try {
     // Only rows stored now count in the rollups: a retried batch whose first try was in fact committed adds nothing.
     const rollups = new RollupsBuilder();
     if (sqlite !== undefined) insertSqlite(sqlite, batch, rollups, rowsPerInsert);
     else await insertPostgres(tx, batch, rollups);
     await addToRollups(tx, rollups.entries, sqlite === undefined);
-  });
+    await tx.commit().execute();
+  } catch (error) {
+    // The error that stopped the write is the one to report. SQLite ends the
+    // transaction by itself on some (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM):
+    // the ROLLBACK then fails with "cannot rollback - no transaction is
+    // active", and throwing that (as kysely's transaction() does) hid a full
+    // disk behind it in /v1/health. The connection is not reused as it is:
+    // the store reopens SQLite after a failed write, and PostgreSQL's pool
+    // discards a client whose rollback failed.
+    await tx.rollback().execute().catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StoreLocation } from './connections.js';
+import { errorText } from './error-text.js';
 import type { RecordBatch } from './record-block.js';
 import { UsageStore } from './usage-store.js';
 
@@ -42,7 +43,7 @@ if (parentPort !== null) {
   port.on('message', (request: WorkRequest) => {
     perform(request).then(
       (value) => port.postMessage({ seq: request.seq, ok: true, ...(value === undefined ? {} : { value }) } satisfies WorkReply),
-      (error: unknown) => port.postMessage({ seq: request.seq, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies WorkReply),
+      (error: unknown) => port.postMessage({ seq: request.seq, ok: false, message: errorText(error) } satisfies WorkReply),
     );
   });
 }

@@ -1,8 +1,9 @@
 /**
  * The embedded store's faults through the built gateway process: a lock held by
- * another process, and `kill -9` while requests are in flight.
+ * another process, a full disk, and `kill -9` while requests are in flight.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -26,6 +27,20 @@ afterAll(async () => {
 });
 
 const config = () => `providers:\n  u: { type: openai, base_url: "${upstream.baseUrl}", api_key: "sk-u" }\n${aliasesYaml({}, ['u/m'])}`;
+
+/** Writes zeros to `file` until the filesystem has no space left (bounded: a tmpfs of a few MB). */
+function fillDisk(file: string): void {
+  const chunk = Buffer.alloc(64 * 1024);
+  const fd = openSync(file, 'w');
+  try {
+    for (let i = 0; i < 1_024; i++) writeSync(fd, chunk);
+    throw new Error('the filesystem did not fill up within 64 MB');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 describe('usage store faults through the gateway (SQLite)', () => {
   it('locked by another process: requests keep succeeding at normal speed, health and metric show it, recording resumes once the lock is gone', async () => {
@@ -52,6 +67,40 @@ describe('usage store faults through the gateway (SQLite)', () => {
     } finally {
       other.close();
       await gw.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('disk full (a small tmpfs): /v1/health names SQLITE_FULL and its message, not the failed rollback, and requests keep succeeding', async (ctx) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mana-usage-full-'));
+    let mounted = false;
+    try {
+      // A real full disk needs a filesystem of its own: mounting one needs root (CI runs as root); elsewhere this test is
+      // skipped (the usage store's own test fills a database with max_page_count instead).
+      try {
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', dataDir], { stdio: 'ignore' });
+        mounted = true;
+      } catch {
+        ctx.skip();
+      }
+      const gw = await spawnGateway({ config: config(), env: { MANA_LLM_ADMIN_KEY: ADMIN, MANA_LLM_DATA_DIR: dataDir } });
+      try {
+        expect((await chat(gw, {}, MODEL)).status).toBe(200);
+        await storedRequests(gw, 1);
+        fillDisk(join(dataDir, 'filler'));
+        // Requests go on; their records cannot be written any more (a few per batch, as under live traffic).
+        await waitUntil('/v1/health to show the usage store failing', async () => {
+          expect((await chat(gw, {}, MODEL)).status).toBe(200);
+          return ((await (await fetch(`${gw.url}/v1/health`)).json()) as Json).usage.status === 'failing';
+        }, 20_000);
+        const health: Json = await (await fetch(`${gw.url}/v1/health`)).json();
+        expect(health.usage.last_error).toBe('database or disk is full (SQLITE_FULL)');
+        expect((await chat(gw, {}, MODEL)).status).toBe(200);
+      } finally {
+        await gw.stop();
+      }
+    } finally {
+      if (mounted) execFileSync('umount', [dataDir], { stdio: 'ignore' });
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 60_000);

@@ -32,6 +32,8 @@ export function createSharedState(options: SharedHealthOptions): SharedState {
       else logger.info({ target: t.subject, reason: t.reason, until: new Date(t.until).toISOString(), from: replica }, 'target cooling down (seen by another replica)');
     },
     onStateChange: (status) => logState(logger, status),
+    // At most once a minute (the SharedState's interval): anyone who can connect to PostgreSQL can send these.
+    onRejected: ({ dropped, problem }) => logger.warn({ dropped, problem }, 'shared state: dropped notifications or rows that failed their checks (not from a replica of this version?)'),
   });
   router.observeHealthTransitions((transition) => shared.publish(transition));
   return shared;

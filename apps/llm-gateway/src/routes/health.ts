@@ -72,6 +72,7 @@ function sharedHealth(ctx: GatewayContext) {
     applied: s.applied,
     pending: s.pending,
     dropped: s.dropped,
+    rejected: s.rejected,
     last_error: s.lastError,
   };
 }
