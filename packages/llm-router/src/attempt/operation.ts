@@ -19,7 +19,7 @@ export interface OperationSpec {
   /** One non-streaming adapter call. */
   call(adapter: Adapter, call: AdapterCall<RouterRequest['body']>): Promise<AdapterResponse>;
   /** A 2xx body that is not a usable answer: the failure to fail over with; undefined when fine. */
-  invalidAnswer(body: Record<string, unknown>, request: RouterRequest, config: AliasConfig, answers: AnswerChecks): Failure | undefined;
+  invalidAnswer(body: Record<string, unknown>, request: RouterRequest, config: AliasConfig, answerChecks: AnswerChecks): Failure | undefined;
   /**
    * Puts a usable answer in the shape the caller asked for. True when that changed
    * `body`: the upstream's text then no longer says what it holds and is not relayed.
@@ -38,7 +38,7 @@ const CHAT: OperationSpec = {
   },
   call: (adapter, call) => adapter.complete(call as AdapterCall<ChatRequestBody>),
   // The alias's `fail_over_on` checks (empty, content_filter, refusal, invalid_json): inspect-answer.ts.
-  invalidAnswer: (body, _request, _config, answers) => inspectCompletion(body, answers),
+  invalidAnswer: (body, _request, _config, answerChecks) => inspectCompletion(body, answerChecks),
   conform: () => false,
   usage: (body) => toUsage(body.usage),
 };

@@ -1,3 +1,4 @@
+import type { UnconfiguredReason } from '../attempt/attempt-reasons.js';
 import { UNCONFIGURED_PREFIX, unconfiguredReason } from '../config/provider-status.js';
 import type { AliasView, ConfigSnapshot, HealthChangeEvent, HealthTransition, ProviderConfig, ProviderHealthView, Settings, TargetConfig } from '../types.js';
 import { BreakerState, CircuitBreaker, type BreakerSnapshot, type Flip } from './circuit-breaker.js';
@@ -12,7 +13,7 @@ export type HealthBlock = 'unconfigured' | 'unhealthy' | 'model_missing' | 'cool
  * `kind` is the block, for code to switch on; `reason` is the text attempts and
  * errors show (`unconfigured: <why>`, else the kind itself).
  */
-export type HealthCheck = { ok: true } | { ok: false; reason: string; kind: HealthBlock; until?: number };
+export type HealthCheck = { ok: true } | { ok: false; reason: Exclude<HealthBlock, 'unconfigured'> | UnconfiguredReason; kind: HealthBlock; until?: number };
 
 export type ProbeResult = { ok: true; models?: readonly string[] } | { ok: false; error: string };
 
@@ -95,7 +96,7 @@ export class HealthCache {
     if (provider === undefined) return { ok: false, reason: `${UNCONFIGURED_PREFIX}unknown provider ${target.provider}`, kind: 'unconfigured' };
     this.knownProviders.set(provider.name, provider);
     const unconfigured = unconfiguredReason(provider);
-    if (unconfigured !== undefined) return { ok: false, reason: UNCONFIGURED_PREFIX + unconfigured, kind: 'unconfigured' };
+    if (unconfigured !== undefined) return { ok: false, reason: `${UNCONFIGURED_PREFIX}${unconfigured}`, kind: 'unconfigured' };
     const breaker = this.breakers.get(provider.name)?.snapshot();
     const openUntil = breaker?.state === BreakerState.Open ? breaker.openUntil : undefined;
     const missing = this.isModelMissing(target, provider);
