@@ -11,6 +11,7 @@ export { SECRET_NAME, parseSecrets, readSecretsFile, secretsPathFor, withSecrets
 export { ALIAS_KEYS, ALIAS_NAME, FOREIGN_ALIAS_NAME, PROVIDER_KEYS, PROVIDER_NAME, STRATEGIES, TARGET_KEYS } from './config/schema.js';
 export { BUILT_IN_PROVIDERS } from './config/built-in-providers.js';
 export { splitTarget } from './config/targets.js';
+export { isPlainObject } from './plain-object.js';
 export type { Env } from './config/interpolate.js';
 export { envReferenceName } from './config/interpolate.js';
 export { resolveModel, listModels } from './config/alias-registry.js';

@@ -1,6 +1,7 @@
 import type { Usage } from '../types.js';
 import type { StreamDecoder, StreamEvent } from './adapter.js';
-import { isObject, parseJsonObject } from './http.js';
+import { parseJsonObject } from './http.js';
+import { isPlainObject } from '../plain-object.js';
 import { SseParser } from './sse-parser.js';
 import { withoutNullUsage } from './stream-usage.js';
 
@@ -105,13 +106,13 @@ function inspectChoices(choices: unknown): number {
   if (!Array.isArray(choices)) return 0;
   let flags = 0;
   for (const choice of choices) {
-    if (!isObject(choice)) continue;
+    if (!isPlainObject(choice)) continue;
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
       flags |= HAS_FINISH;
       if (choice.finish_reason === 'content_filter') flags |= FILTERED;
     }
     const d = choice.delta;
-    if (!isObject(d)) continue;
+    if (!isPlainObject(d)) continue;
     if (nonEmpty(d.refusal)) flags |= REFUSAL;
     if (nonEmpty(d.content) || nonEmpty(d.reasoning_content) || nonEmpty(d.reasoning)) flags |= HAS_DELTA;
     else if (Array.isArray(d.tool_calls) && d.tool_calls.length > 0) flags |= HAS_DELTA;
@@ -125,19 +126,19 @@ function nonEmpty(value: unknown): boolean {
 
 function errorMessage(error: unknown): string {
   if (typeof error === 'string') return error;
-  if (isObject(error) && typeof error.message === 'string') return error.message;
+  if (isPlainObject(error) && typeof error.message === 'string') return error.message;
   return 'error event';
 }
 
 /** OpenAI `usage` (or undefined when absent or not numeric). */
 export function toUsage(value: unknown): Usage | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isPlainObject(value)) return undefined;
   const prompt = value.prompt_tokens;
   const completion = value.completion_tokens;
   if (typeof prompt !== 'number' || typeof completion !== 'number') return undefined;
   const total = typeof value.total_tokens === 'number' ? value.total_tokens : prompt + completion;
   const details = value.prompt_tokens_details;
-  const cached = isObject(details) && typeof details.cached_tokens === 'number' ? details.cached_tokens : undefined;
+  const cached = isPlainObject(details) && typeof details.cached_tokens === 'number' ? details.cached_tokens : undefined;
   return cached === undefined
     ? { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total }
     : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total, cached_tokens: cached };

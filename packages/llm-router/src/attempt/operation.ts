@@ -5,6 +5,7 @@ import { noAttempts, RouterError } from '../errors.js';
 import type { AliasConfig, ChatRequestBody, EmbeddingRequestBody, Operation, RouterRequest, Usage } from '../types.js';
 import type { Failure } from './classify-error.js';
 import { inspectCompletion, type AnswerChecks } from './inspect-answer.js';
+import { isPlainObject } from '../plain-object.js';
 
 /**
  * What differs between a chat completion and an embeddings request inside the
@@ -31,8 +32,7 @@ export interface OperationSpec {
 const CHAT: OperationSpec = {
   kind: 'chat',
   admit(request, _config, alias) {
-    const body = request.body as Partial<ChatRequestBody> | null;
-    if (body === null || typeof body !== 'object' || !Array.isArray(body.messages)) {
+    if (!isPlainObject(request.body) || !Array.isArray(request.body.messages)) {
       throw new RouterError('invalid_request', 'the request body needs a `messages` array', { outcome: noAttempts(alias) });
     }
   },
@@ -47,8 +47,7 @@ const EMBEDDING: OperationSpec = {
   kind: 'embedding',
   admit(request, config, alias) {
     const outcome = noAttempts(alias);
-    const body = request.body as Partial<EmbeddingRequestBody> | null;
-    const input = body === null || typeof body !== 'object' ? undefined : body.input;
+    const input = isPlainObject(request.body) ? (request.body as Partial<EmbeddingRequestBody>).input : undefined;
     if (typeof input !== 'string' && !Array.isArray(input)) {
       throw new RouterError('invalid_request', 'the request body needs an `input`: a string, an array of strings or token arrays', { outcome });
     }
