@@ -1,5 +1,6 @@
 import type { UnconfiguredReason } from '../attempt/attempt-reasons.js';
 import { UNCONFIGURED_PREFIX, unconfiguredReason } from '../config/provider-status.js';
+import { splitTarget } from '../config/targets.js';
 import type { AliasView, ConfigSnapshot, HealthChangeEvent, HealthTransition, ProviderConfig, ProviderHealthView, Settings, TargetConfig } from '../types.js';
 import { BreakerState, CircuitBreaker, type BreakerSnapshot, type Flip } from './circuit-breaker.js';
 import { buildAliasViews, buildProviderViews } from './health-views.js';
@@ -195,8 +196,8 @@ export class HealthCache {
     for (const name of [...this.breakers.keys()]) if (!kept.has(name)) this.breakers.delete(name);
     for (const name of [...this.listings.keys()]) if (!kept.has(name)) this.listings.delete(name);
     for (const id of [...this.cooldowns.keys()]) {
-      const provider = id.slice(0, id.indexOf('/'));
-      if (!kept.has(provider)) this.cooldowns.delete(id);
+      const provider = splitTarget(id)?.provider;
+      if (provider === undefined || !kept.has(provider)) this.cooldowns.delete(id);
     }
     this.knownProviders.clear();
     for (const [name, provider] of snapshot.providers) this.knownProviders.set(name, provider);
