@@ -57,8 +57,9 @@ const RETRY_BACKOFF_BASE_MS = 250; // 0.25 s
 
 /**
  * One request: resolve → plan → for each target: health pre-check (skip without
- * a network call) → adapter call → classify → next. See call-target.ts for one
- * call and stream-commit.ts for when a stream becomes final.
+ * a network call) → adapter call → classify → next; when no target answered,
+ * next-step.ts decides what follows. See call-target.ts for one call and
+ * stream-commit.ts for when a stream becomes final.
  */
 export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, deps: ExecuteDeps): Promise<RouterResult> {
   const operation = operationOf(request);
@@ -236,7 +237,6 @@ function kindMismatch(snapshot: ConfigSnapshot, config: AliasConfig, wanted: Ope
     { knownAliases: fitting, outcome: noAttempts(alias), param: 'model' },
   );
 }
-
 
 /** Skips that `try_anyway` may override: a target without a key or adapter cannot work at all. */
 function isTransient(kind: HealthBlock): boolean {
