@@ -1,4 +1,6 @@
-/** A JSON object (not null, not an array): the shape every request body and config section is checked for. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/**
+ * A JSON object (not null, not an array): the shape every request body and
+ * config section is checked for. The router's one copy of the check, so the
+ * gateway and the router cannot disagree about it.
+ */
+export { isPlainObject } from '@mana/llm-router';

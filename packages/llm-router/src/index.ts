@@ -2,6 +2,8 @@
 export type * from './types.js';
 export { RouterError, isRouterError } from './errors.js';
 export type { RouterErrorCode, RouterErrorOptions } from './errors.js';
+export { ATTEMPT_REASONS, FAILURE_REASONS, SKIP_REASONS } from './attempt/attempt-reasons.js';
+export type { AttemptReason, HttpStatusReason, UnconfiguredReason } from './attempt/attempt-reasons.js';
 export { parseConfig, loadConfigFile, DEFAULT_SETTINGS } from './config/load-config.js';
 export type { ParseConfigOptions } from './config/load-config.js';
 export { ConfigFileError, MAX_CONFIG_BYTES, readConfigFile } from './config/read-config-file.js';
@@ -9,6 +11,7 @@ export { SECRET_NAME, parseSecrets, readSecretsFile, secretsPathFor, withSecrets
 export { ALIAS_KEYS, ALIAS_NAME, FOREIGN_ALIAS_NAME, PROVIDER_KEYS, PROVIDER_NAME, STRATEGIES, TARGET_KEYS } from './config/schema.js';
 export { BUILT_IN_PROVIDERS } from './config/built-in-providers.js';
 export { splitTarget } from './config/targets.js';
+export { isPlainObject } from './plain-object.js';
 export type { Env } from './config/interpolate.js';
 export { envReferenceName, envReferences } from './config/interpolate.js';
 export { CREDENTIAL_HEADERS, isCredentialHeader } from './config/provider-headers.js';

@@ -4,6 +4,8 @@
  * request object and returns a result object or throws a RouterError.
  */
 
+import type { AttemptReason } from './attempt/attempt-reasons.js';
+
 /** How a chain is ordered for one request. */
 export type Strategy = 'failover' | 'round_robin' | 'weighted' | 'least_busy';
 
@@ -212,23 +214,18 @@ export interface RouterRequest {
 export type AttemptOutcome = 'ok' | 'skipped' | 'failed' | 'rejected' | 'aborted';
 
 /**
- * One planned target and what happened to it.
- * `reason` values: skipped (no upstream call) → `unhealthy` | `cooling_down` | `unconfigured: <why>` | `model_missing` |
- * `unsupported_request` (the request cannot be expressed in the target's protocol) |
- * `unsupported_parameter` (the target's protocol cannot honour a request parameter, named in `detail`) |
- * `context_too_small` (estimated not to fit the target's `context_window`);
- * failed → `connect_refused` | `connect_reset` | `dns` | `connect_timeout` | `first_byte_timeout` |
- * `socket_closed` | `http_<status>` | `stream_error` | `empty_response` | `empty_stream` | `invalid_response` |
- * `response_too_large` (past a `max_*_bytes` setting) | `invalid_embeddings` (wrong vector count, mixed or unrequested dimensions) |
- * `context_length` | `content_filter` | `refusal` | `invalid_json`;
- * rejected (4xx relayed, no failover) → `http_<status>`; ok → `ok`.
+ * One planned target and what happened to it. `reason` says why, in the terms
+ * of attempt/attempt-reasons.ts (the one list): skipped (no upstream call) →
+ * `SKIP_REASONS` or `unconfigured: <why>`; failed → `FAILURE_REASONS` or
+ * `http_<status>`; rejected (4xx relayed, no failover) → `http_<status>`;
+ * ok → `ok`; aborted → `aborted`.
  */
 export interface Attempt {
   readonly target: string;
   readonly provider: string;
   readonly model: string;
   readonly outcome: AttemptOutcome;
-  readonly reason: string;
+  readonly reason: AttemptReason;
   readonly status?: number;
   readonly durationMs: number;
   /** True when the router moved on to another target after this one. */

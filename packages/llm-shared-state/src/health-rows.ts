@@ -5,10 +5,10 @@
  * commit, so a replica dying mid-write leaves neither a row nobody announced
  * nor an announcement of a row that is not there.
  */
-import { MAX_UPSTREAM_DELAY_MS, PROVIDER_NAME, modelIdProblem, splitTarget, type HealthTransition } from '@mana/llm-router';
+import { MAX_UPSTREAM_DELAY_MS, PROVIDER_NAME, isPlainObject, modelIdProblem, splitTarget, type HealthTransition } from '@mana/llm-router';
 import type { HealthTransitionsTable, UsageDatabase } from '@mana/llm-usage-store';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { MAX_REPLICA_CHARS, accept, isObject, isReplicaName, parseJson, refuse, type Received } from './received.js';
+import { MAX_REPLICA_CHARS, accept, isReplicaName, parseJson, refuse, type Received } from './received.js';
 
 export const HEALTH_CHANNEL = 'mana_llm_health';
 /** Reasons are cut to this length: a NOTIFY payload must stay under PostgreSQL's 8000 bytes. */
@@ -58,7 +58,7 @@ export const MAX_CLOCK_AHEAD_MS = 60_000; // 1 min
  * 8640000000000000` blocked a target on every replica until a restart.
  */
 export function readRow(row: unknown, now: number): Received<SharedTransition> {
-  if (!isObject(row)) return refuse('a transition must be an object');
+  if (!isPlainObject(row)) return refuse('a transition must be an object');
   const { kind, subject, until, reason, at, replica } = row;
   if (kind !== 'provider_healthy' && kind !== 'provider_unhealthy' && kind !== 'cooldown') return refuse('kind must be provider_healthy, provider_unhealthy or cooldown');
   const name = subjectName(kind, subject);

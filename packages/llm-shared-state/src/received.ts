@@ -20,11 +20,6 @@ export function refuse<T>(problem: string): Received<T> {
   return { ok: false, problem };
 }
 
-/** A JSON object (not null, not an array). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function isReplicaName(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_REPLICA_CHARS;
 }

@@ -4,10 +4,10 @@
  * on the version inside one transaction that also adds the config history's
  * row and NOTIFYs `mana_llm_config`: all of it commits, or none of it.
  */
-import { MAX_CONFIG_BYTES } from '@mana/llm-router';
+import { MAX_CONFIG_BYTES, isPlainObject } from '@mana/llm-router';
 import { addConfigVersionIn, type UsageDatabase } from '@mana/llm-usage-store';
 import { sql, type Kysely } from 'kysely';
-import { MAX_REPLICA_CHARS, accept, isObject, isReplicaName, parseJson, refuse, type Received } from './received.js';
+import { MAX_REPLICA_CHARS, accept, isReplicaName, parseJson, refuse, type Received } from './received.js';
 
 export const CONFIG_CHANNEL = 'mana_llm_config';
 const HEAD_ID = 1;
@@ -100,7 +100,7 @@ export function decodeConfigNotice(payload: string): Received<ConfigNotice> {
 
 /** A notice, or the version and writer of the config row, checked (received.ts). */
 function readHead(value: unknown): Received<ConfigNotice> {
-  if (!isObject(value)) return refuse('a config notice must be a JSON object');
+  if (!isPlainObject(value)) return refuse('a config notice must be a JSON object');
   const { version, replica } = value;
   if (typeof version !== 'string' || version.length === 0 || version.length > MAX_VERSION_CHARS) return refuse(`version must be a string of 1 to ${MAX_VERSION_CHARS} characters`);
   if (!isReplicaName(replica)) return refuse(`replica must be a string of 1 to ${MAX_REPLICA_CHARS} characters`);

@@ -10,7 +10,7 @@
 import { MANA_LLM_ALIASES } from '@mana/llm-aliases';
 import { ALIAS_KEYS, TARGET_KEYS } from '@mana/llm-router';
 import { AdminFailure } from './admin-failure.js';
-import { targetId } from './target-id.js';
+import { targetDigest } from './target-digest.js';
 import { isPlainObject } from '../plain-object.js';
 
 /** Most targets one alias may list through the API: 64. */
@@ -142,7 +142,7 @@ export function aliasView(name: string, spec: AliasSpec): Record<string, unknown
     ...rest,
     description: spec.description ?? '',
     strategy: effectiveStrategy(spec),
-    chain: chain.map((entry) => ({ id: targetId(name, entry.target), ...entry })),
+    chain: chain.map((entry) => ({ id: targetDigest(name, entry.target), ...entry })),
     required: isRequiredAlias(name),
   };
 }

@@ -5,7 +5,7 @@
  * chain. A second deployment under an existing `model_name` becomes another
  * target (an alias going from one target to two becomes `weighted`), not a 409.
  */
-import { redactUrl, type ConfigSnapshot, type ProviderConfig } from '@mana/llm-router';
+import { redactUrl, splitTarget, type ConfigSnapshot, type ProviderConfig } from '@mana/llm-router';
 import { AdminFailure } from '../admin/admin-failure.js';
 import { checkAliasNameFree, sectionOf, type Answer } from '../admin/alias-operations.js';
 import { aliasSpecFromBody, aliasSpecFromYaml, aliasYaml, effectiveStrategy, isRequiredAlias, type AliasSpec, type ChainEntry } from '../admin/alias-resource.js';
@@ -13,7 +13,7 @@ import type { ConfigStore, CurrentConfig, WriteRequest } from '../admin/config-s
 import { checkName } from '../admin/names.js';
 import { isBuiltInProvider, providerWrite } from '../admin/provider-resource.js';
 import { variablesInUse } from '../admin/secrets-writer.js';
-import { targetId } from '../admin/target-id.js';
+import { targetDigest } from '../admin/target-digest.js';
 import { configData, removeEntry, setEntry } from '../admin/yaml-edit.js';
 import { defaultBaseUrl, litellmPrefixOf, providerNameFor, readDeployment, type Deployment } from './litellm-params.js';
 import { isPlainObject } from '../plain-object.js';
@@ -28,7 +28,7 @@ interface Located {
 function locate(data: Record<string, unknown>, id: string): Located | undefined {
   for (const [alias, raw] of Object.entries(sectionOf(data, 'aliases'))) {
     const spec = aliasSpecFromYaml(raw);
-    const index = spec?.chain.findIndex((entry) => targetId(alias, entry.target) === id) ?? -1;
+    const index = spec?.chain.findIndex((entry) => targetDigest(alias, entry.target) === id) ?? -1;
     if (spec !== undefined && index !== -1) return { alias, index, spec };
   }
   return undefined;
@@ -147,9 +147,7 @@ class Draft {
 
 /** One deployment as LiteLLM's /model/info lists it (never the api_key). */
 export function deploymentView(alias: string, entry: ChainEntry, index: number, provider: ProviderConfig | undefined): Record<string, unknown> {
-  const slash = entry.target.indexOf('/');
-  const providerName = entry.target.slice(0, slash);
-  const model = entry.target.slice(slash + 1);
+  const { provider: providerName, model } = splitTarget(entry.target) ?? { provider: entry.target, model: '' };
   const prefix = provider === undefined ? providerName : litellmPrefixOf(provider.name, provider.type);
   return {
     model_name: alias,
@@ -160,15 +158,21 @@ export function deploymentView(alias: string, entry: ChainEntry, index: number, 
       ...(entry.weight === undefined ? {} : { weight: entry.weight }),
       order: index + 1,
     },
-    model_info: { id: targetId(alias, entry.target), db_model: false, mana_target: entry.target, mana_provider: providerName },
+    model_info: { id: targetDigest(alias, entry.target), db_model: false, mana_target: entry.target, mana_provider: providerName },
   };
+}
+
+/** The provider a chain target (`provider/model`) names, as the snapshot configures it. */
+function providerOf(snapshot: ConfigSnapshot, target: string): ProviderConfig | undefined {
+  const name = splitTarget(target)?.provider;
+  return name === undefined ? undefined : snapshot.providers.get(name);
 }
 
 function deployments(data: Record<string, unknown>, snapshot: ConfigSnapshot): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const [alias, raw] of Object.entries(sectionOf(data, 'aliases'))) {
     const spec = aliasSpecFromYaml(raw);
-    spec?.chain.forEach((entry, index) => out.push(deploymentView(alias, entry, index, snapshot.providers.get(entry.target.split('/')[0]!))));
+    spec?.chain.forEach((entry, index) => out.push(deploymentView(alias, entry, index, providerOf(snapshot, entry.target))));
   }
   return out;
 }
@@ -186,8 +190,8 @@ async function writeDraft(store: ConfigStore, request: WriteRequest, snapshot: (
   if (typeof done === 'string') return { answer: { status: 200, body: { message: `Model: ${done} deleted successfully`, id: done, version: outcome.version }, version: outcome.version } };
   const spec = aliasSpecFromYaml(sectionOf(outcome.data, 'aliases')[done.alias])!;
   const index = spec.chain.findIndex((entry) => entry.target === done.target);
-  const view = deploymentView(done.alias, spec.chain[index]!, index, outcome.snapshot.providers.get(done.target.split('/')[0]!));
-  const body = { model_id: targetId(done.alias, done.target), ...view, ...(warnings.length === 0 ? {} : { warnings }), version: outcome.version };
+  const view = deploymentView(done.alias, spec.chain[index]!, index, providerOf(outcome.snapshot, done.target));
+  const body = { model_id: targetDigest(done.alias, done.target), ...view, ...(warnings.length === 0 ? {} : { warnings }), version: outcome.version };
   return { answer: { status: 200, body, version: outcome.version } };
 }
 
@@ -209,7 +213,7 @@ export async function updateModel(store: ConfigStore, request: WriteRequest, sna
     const at = locate(draft.data, deploymentId);
     if (at === undefined) throw notFound(deploymentId);
     const entry = at.spec.chain[at.index]!;
-    const current = deploymentView(at.alias, entry, at.index, draft.snapshot.providers.get(entry.target.split('/')[0]!));
+    const current = deploymentView(at.alias, entry, at.index, providerOf(draft.snapshot, entry.target));
     const params = { ...(current.litellm_params as Record<string, unknown>), order: undefined, ...(isPlainObject(body.litellm_params) ? body.litellm_params : {}) };
     const modelInfo = isPlainObject(body.model_info) ? Object.fromEntries(Object.entries(body.model_info).filter(([key]) => key !== 'id')) : undefined;
     const next = readDeployment({ model_name: typeof body.model_name === 'string' ? body.model_name : at.alias, litellm_params: params, ...(modelInfo === undefined ? {} : { model_info: modelInfo }) });
@@ -258,7 +262,7 @@ export async function modelGroupInfo(store: ConfigStore, snapshot: ConfigSnapsho
     if (group !== undefined && alias !== group) continue;
     const spec = aliasSpecFromYaml(raw);
     if (spec === undefined) continue;
-    const providers = [...new Set(spec.chain.map((entry) => entry.target.split('/')[0]!))];
+    const providers = [...new Set(spec.chain.map((entry) => splitTarget(entry.target)?.provider ?? entry.target))];
     data.push({
       model_group: alias,
       providers,
@@ -268,7 +272,7 @@ export async function modelGroupInfo(store: ConfigStore, snapshot: ConfigSnapsho
       tpm: null,
       rpm: null,
       mana_strategy: effectiveStrategy(spec),
-      mana_deployments: spec.chain.map((entry) => targetId(alias, entry.target)),
+      mana_deployments: spec.chain.map((entry) => targetDigest(alias, entry.target)),
     });
   }
   return { status: 200, body: { data }, version: current.version };

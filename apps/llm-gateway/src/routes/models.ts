@@ -1,5 +1,6 @@
 /** GET /v1/models and GET /v1/models/{id}: the aliases, then the direct targets of their chains. */
 import type { ServerResponse } from 'node:http';
+import { splitTarget } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
 import { modelNotFound } from '../http/errors.js';
 import { sendError, sendJson } from '../http/respond.js';
@@ -25,8 +26,7 @@ function modelJson(ctx: GatewayContext, id: string): ModelJson {
     if (alias.embeddingSpace !== undefined) json.embedding_space = alias.embeddingSpace;
     return json;
   }
-  const slash = id.indexOf('/');
-  return { id, object: 'model', created, owned_by: slash === -1 ? 'mana' : id.slice(0, slash) };
+  return { id, object: 'model', created, owned_by: splitTarget(id)?.provider ?? 'mana' };
 }
 
 export function handleModels(ctx: GatewayContext, res: ServerResponse, requestId: string): void {

@@ -6,7 +6,7 @@
  * cost = tokens × the attempt's configured price, unknown (null) without one,
  * and the request's cost is the sum over its attempts.
  */
-import { costOf, type Attempt, type RequestOutcome, type Usage } from '@mana/llm-router';
+import { costOf, splitTarget, type Attempt, type RequestOutcome, type Usage } from '@mana/llm-router';
 import type { AttemptRecord, RequestRecord } from '@mana/llm-usage-store';
 import { fingerprintOfAuthorization } from '../http/key-fingerprint.js';
 
@@ -38,7 +38,6 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
       attempts.push(record);
     }
   }
-  const slash = o?.target?.indexOf('/') ?? -1;
   return {
     requestId: ex.requestId,
     time,
@@ -46,7 +45,7 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
     alias: o?.alias ?? null,
     model: ex.model ?? null,
     target: o?.target ?? null,
-    provider: o?.target !== undefined && slash > 0 ? o.target.slice(0, slash) : null,
+    provider: (o?.target === undefined ? undefined : splitTarget(o.target)?.provider) ?? null,
     status: ex.status,
     code: ex.code ?? null,
     stream: ex.stream,

@@ -1,6 +1,6 @@
 import type { EmbeddingRequestBody, ProviderConfig, Usage } from '../types.js';
 import { InvalidResponseError, UnsupportedRequestError } from './adapter.js';
-import { isObject } from './http.js';
+import { isPlainObject } from '../plain-object.js';
 import { checkedUsage } from './token-usage.js';
 
 /**
@@ -23,9 +23,9 @@ export function inputCount(input: EmbeddingRequestBody['input']): number {
 
 /** An OpenAI embedding list as the upstream sent it; throws when it is not that shape. */
 export function openAIEmbeddingList(body: unknown): Record<string, unknown> {
-  if (!isObject(body) || !Array.isArray(body.data)) throw new InvalidResponseError('embeddings response has no data array');
+  if (!isPlainObject(body) || !Array.isArray(body.data)) throw new InvalidResponseError('embeddings response has no data array');
   for (const item of body.data) {
-    if (!isObject(item)) throw new InvalidResponseError('embeddings response data holds a non-object');
+    if (!isPlainObject(item)) throw new InvalidResponseError('embeddings response data holds a non-object');
     const e = item.embedding;
     if (typeof e !== 'string' && !Array.isArray(e)) throw new InvalidResponseError('embeddings response item has no embedding');
   }
@@ -34,7 +34,7 @@ export function openAIEmbeddingList(body: unknown): Record<string, unknown> {
 
 /** `usage` of an embedding list (`prompt_tokens`, `total_tokens`; never completion tokens). */
 export function embeddingUsage(value: unknown): Usage | undefined {
-  return isObject(value) ? checkedUsage({ prompt: value.prompt_tokens, completion: 0, total: value.total_tokens }) : undefined;
+  return isPlainObject(value) ? checkedUsage({ prompt: value.prompt_tokens, completion: 0, total: value.total_tokens }) : undefined;
 }
 
 /** The number of floats in one `embedding` (float array, or base64 float32 bytes); NaN when malformed. */
@@ -72,8 +72,8 @@ export function toOllamaEmbedRequest(body: EmbeddingRequestBody, model: string, 
 
 /** Ollama `/api/embed` answer → an OpenAI embedding list (`usage` from its `prompt_eval_count`). */
 export function fromOllamaEmbeddings(native: unknown, model: string, encoding: EmbeddingRequestBody['encoding_format']): Record<string, unknown> {
-  if (!isObject(native) || !Array.isArray(native.embeddings)) {
-    throw new InvalidResponseError(isObject(native) && native.error !== undefined ? 'ollama answered an error with status 200' : 'embed response has no embeddings array');
+  if (!isPlainObject(native) || !Array.isArray(native.embeddings)) {
+    throw new InvalidResponseError(isPlainObject(native) && native.error !== undefined ? 'ollama answered an error with status 200' : 'embed response has no embeddings array');
   }
   const data = native.embeddings.map((vector: unknown, index) => {
     if (!Array.isArray(vector) || !vector.every((v) => typeof v === 'number')) throw new InvalidResponseError('embed response holds a non-numeric vector');

@@ -3,6 +3,7 @@ import type { ProviderConfig, Settings, TargetConfig } from '../types.js';
 import { InvalidResponseError, type HttpFailure, type RelayHeaders } from './adapter.js';
 import type { BodyLimits } from './collect-body.js';
 import { preciseConnector } from './connect-timeout.js';
+import { isPlainObject } from '../plain-object.js';
 
 /** Idle keep-alive sockets are kept this long (upstream `Keep-Alive` hints may shorten it). */
 const KEEP_ALIVE_TIMEOUT_MS = 30_000; // 30 s
@@ -143,10 +144,6 @@ export function providerHeaders(provider: ProviderConfig, withBody: boolean): Re
   return headers;
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** `JSON.parse` of an upstream body; malformed JSON is the upstream's fault (`InvalidResponseError(notJson)`). */
 export function parseJson(text: string, notJson: string): unknown {
   try {
@@ -159,6 +156,6 @@ export function parseJson(text: string, notJson: string): unknown {
 /** `parseJson`, and the value must be a JSON object (else `InvalidResponseError(notObject)`). */
 export function parseJsonObject(text: string, notJson: string, notObject: string): Record<string, unknown> {
   const value = parseJson(text, notJson);
-  if (!isObject(value)) throw new InvalidResponseError(notObject);
+  if (!isPlainObject(value)) throw new InvalidResponseError(notObject);
   return value;
 }

@@ -1,5 +1,5 @@
 import type { ChatRequestBody } from '../types.js';
-import { isObject } from './http.js';
+import { isPlainObject } from '../plain-object.js';
 
 /**
  * The OpenAI request parameters Ollama's native `/api/chat` cannot honour.
@@ -20,10 +20,10 @@ const REFUSED: ReadonlyArray<readonly [param: string, refuses: (value: unknown) 
   ['n', (v) => typeof v === 'number' && v !== 1],
   ['logprobs', (v) => v === true],
   ['top_logprobs', (v) => typeof v === 'number' && v > 0],
-  ['logit_bias', (v) => isObject(v) && Object.keys(v).length > 0],
+  ['logit_bias', (v) => isPlainObject(v) && Object.keys(v).length > 0],
   ['tool_choice', (v) => v !== 'auto' && v !== 'none'],
   ['parallel_tool_calls', (v) => v === false],
-  ['response_format', (v) => !isObject(v) || (v.type !== 'text' && v.type !== 'json_object' && v.type !== 'json_schema')],
+  ['response_format', (v) => !isPlainObject(v) || (v.type !== 'text' && v.type !== 'json_object' && v.type !== 'json_schema')],
   ['modalities', (v) => Array.isArray(v) && v.some((m) => m !== 'text')],
   ['audio', () => true],
   ['prediction', () => true],

@@ -1,6 +1,6 @@
 import type { ChatRequestBody, ProviderConfig } from '../types.js';
 import { UnsupportedRequestError } from './adapter.js';
-import { isObject } from './http.js';
+import { isPlainObject } from '../plain-object.js';
 
 /**
  * OpenAI chat request → Ollama native `/api/chat` body.
@@ -53,7 +53,7 @@ function translateOptions(
 ): Record<string, unknown> {
   const options: Record<string, unknown> = { ...providerOptions };
   if (contextWindow !== undefined) options.num_ctx = contextWindow;
-  if (isObject(body.options)) Object.assign(options, body.options);
+  if (isPlainObject(body.options)) Object.assign(options, body.options);
   for (const [from, to] of OPTION_NAMES) {
     const value = body[from];
     if (value !== undefined && value !== null) options[to] = value;
@@ -64,9 +64,9 @@ function translateOptions(
 }
 
 function translateFormat(format: unknown): unknown {
-  if (!isObject(format)) return undefined;
+  if (!isPlainObject(format)) return undefined;
   if (format.type === 'json_object') return 'json';
-  if (format.type === 'json_schema' && isObject(format.json_schema)) return format.json_schema.schema ?? 'json';
+  if (format.type === 'json_schema' && isPlainObject(format.json_schema)) return format.json_schema.schema ?? 'json';
   return undefined;
 }
 
@@ -75,7 +75,7 @@ function translateMessages(messages: readonly unknown[]): Record<string, unknown
   const toolNames = new Map<string, string>();
   const out: Record<string, unknown>[] = [];
   for (const message of messages) {
-    if (!isObject(message)) throw new UnsupportedRequestError('a message is not an object');
+    if (!isPlainObject(message)) throw new UnsupportedRequestError('a message is not an object');
     const role = typeof message.role === 'string' ? message.role : 'user';
     const native: Record<string, unknown> = { role: role === 'developer' ? 'system' : role };
     const images: string[] = [];
@@ -97,11 +97,11 @@ function translateContent(content: unknown, images: string[]): string {
   if (!Array.isArray(content)) throw new UnsupportedRequestError('message content must be a string or an array of parts');
   let text = '';
   for (const part of content) {
-    if (!isObject(part)) continue;
+    if (!isPlainObject(part)) continue;
     if (part.type === 'text' && typeof part.text === 'string') {
       text = text.length === 0 ? part.text : text + '\n' + part.text;
     } else if (part.type === 'image_url') {
-      const url = isObject(part.image_url) ? part.image_url.url : part.image_url;
+      const url = isPlainObject(part.image_url) ? part.image_url.url : part.image_url;
       images.push(dataUrlToBase64(url));
     }
   }
@@ -122,7 +122,7 @@ function dataUrlToBase64(url: unknown): string {
 function translateToolCalls(calls: readonly unknown[], toolNames: Map<string, string>): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const call of calls) {
-    if (!isObject(call) || !isObject(call.function)) continue;
+    if (!isPlainObject(call) || !isPlainObject(call.function)) continue;
     const name = typeof call.function.name === 'string' ? call.function.name : '';
     if (typeof call.id === 'string') toolNames.set(call.id, name);
     out.push({ function: { name, arguments: parseArguments(call.function.arguments) } });
@@ -131,7 +131,7 @@ function translateToolCalls(calls: readonly unknown[], toolNames: Map<string, st
 }
 
 function parseArguments(args: unknown): unknown {
-  if (typeof args !== 'string') return isObject(args) ? args : {};
+  if (typeof args !== 'string') return isPlainObject(args) ? args : {};
   if (args.length === 0) return {};
   try {
     return JSON.parse(args);

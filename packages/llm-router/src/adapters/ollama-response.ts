@@ -1,6 +1,7 @@
 import type { Usage } from '../types.js';
 import { InvalidResponseError, type StreamDecoder, type StreamEvent } from './adapter.js';
-import { isObject, parseJsonObject } from './http.js';
+import { parseJsonObject } from './http.js';
+import { isPlainObject } from '../plain-object.js';
 import { NdjsonParser } from './ndjson-parser.js';
 import { checkedUsage } from './token-usage.js';
 
@@ -45,7 +46,7 @@ function toolCalls(calls: unknown, firstIndex: number, id: string, indexed: bool
   const out: Record<string, unknown>[] = [];
   if (!Array.isArray(calls)) return out;
   for (const call of calls) {
-    if (!isObject(call) || !isObject(call.function)) continue;
+    if (!isPlainObject(call) || !isPlainObject(call.function)) continue;
     const index = firstIndex + out.length;
     const args = call.function.arguments;
     const translated: Record<string, unknown> = {
@@ -63,7 +64,7 @@ function toolCalls(calls: unknown, firstIndex: number, id: string, indexed: bool
 
 /** A non-streaming `/api/chat` answer → `chat.completion`. */
 export function toOpenAICompletion(native: unknown): Record<string, unknown> {
-  if (!isObject(native) || !isObject(native.message)) throw new InvalidResponseError('ollama answer has no message');
+  if (!isPlainObject(native) || !isPlainObject(native.message)) throw new InvalidResponseError('ollama answer has no message');
   const id = completionId();
   const m = native.message;
   const calls = toolCalls(m.tool_calls, 0, id, false);
@@ -127,7 +128,7 @@ export class OllamaStreamDecoder implements StreamDecoder {
       this.created = createdSeconds(native);
       this.model = typeof native.model === 'string' ? native.model : '';
     }
-    const m = isObject(native.message) ? native.message : {};
+    const m = isPlainObject(native.message) ? native.message : {};
     const delta: Record<string, unknown> = {};
     if (!this.sentRole) delta.role = 'assistant';
     let hasDelta = false;

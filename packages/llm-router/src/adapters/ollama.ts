@@ -1,7 +1,7 @@
 import { InvalidResponseError } from './adapter.js';
 import { fromOllamaEmbeddings, toOllamaEmbedRequest } from './embeddings.js';
 import type { Dialect } from './http-adapter.js';
-import { isObject } from './http.js';
+import { isPlainObject } from '../plain-object.js';
 import { ollamaUnsupportedParameter } from './ollama-parameters.js';
 import { toOllamaRequest } from './ollama-request.js';
 import { OllamaStreamDecoder, toOpenAICompletion } from './ollama-response.js';
@@ -21,7 +21,7 @@ export const ollamaDialect: Dialect = {
   },
 
   parseCompletion(native) {
-    if (isObject(native) && native.error !== undefined) throw new InvalidResponseError('ollama answered an error with status 200');
+    if (isPlainObject(native) && native.error !== undefined) throw new InvalidResponseError('ollama answered an error with status 200');
     return toOpenAICompletion(native);
   },
 
@@ -38,11 +38,11 @@ export const ollamaDialect: Dialect = {
   },
 
   parseModelList(body) {
-    const models = isObject(body) ? body.models : undefined;
+    const models = isPlainObject(body) ? body.models : undefined;
     if (!Array.isArray(models)) throw new Error('model listing has no models array');
     const names: string[] = [];
     for (const m of models) {
-      if (!isObject(m)) continue;
+      if (!isPlainObject(m)) continue;
       if (typeof m.name === 'string') names.push(m.name);
       if (typeof m.model === 'string' && m.model !== m.name) names.push(m.model);
     }

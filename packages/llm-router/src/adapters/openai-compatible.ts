@@ -1,7 +1,7 @@
 import { InvalidResponseError } from './adapter.js';
 import { openAIEmbeddingList } from './embeddings.js';
 import type { Dialect } from './http-adapter.js';
-import { isObject } from './http.js';
+import { isPlainObject } from '../plain-object.js';
 import { OpenAIStreamDecoder } from './openai-stream.js';
 import { passThrough } from './pass-through.js';
 import { clientAskedUsage, withUsage } from './stream-usage.js';
@@ -30,7 +30,7 @@ export const openAICompatibleDialect: Dialect = {
   },
 
   parseCompletion(body) {
-    if (!isObject(body)) throw new InvalidResponseError('response is not a JSON object');
+    if (!isPlainObject(body)) throw new InvalidResponseError('response is not a JSON object');
     return body;
   },
 
@@ -48,10 +48,10 @@ export const openAICompatibleDialect: Dialect = {
   },
 
   parseModelList(body) {
-    const data = isObject(body) ? body.data : undefined;
+    const data = isPlainObject(body) ? body.data : undefined;
     if (!Array.isArray(data)) throw new Error('models listing has no data array');
     const ids: string[] = [];
-    for (const item of data) if (isObject(item) && typeof item.id === 'string') ids.push(item.id);
+    for (const item of data) if (isPlainObject(item) && typeof item.id === 'string') ids.push(item.id);
     return ids;
   },
 };

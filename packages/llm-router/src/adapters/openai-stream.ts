@@ -1,5 +1,6 @@
 import type { StreamDecoder, StreamEvent } from './adapter.js';
-import { isObject, parseJsonObject } from './http.js';
+import { parseJsonObject } from './http.js';
+import { isPlainObject } from '../plain-object.js';
 import { SseParser } from './sse-parser.js';
 import { withoutNullUsage } from './stream-usage.js';
 import { toUsage } from './token-usage.js';
@@ -105,13 +106,13 @@ function inspectChoices(choices: unknown): number {
   if (!Array.isArray(choices)) return 0;
   let flags = 0;
   for (const choice of choices) {
-    if (!isObject(choice)) continue;
+    if (!isPlainObject(choice)) continue;
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
       flags |= HAS_FINISH;
       if (choice.finish_reason === 'content_filter') flags |= FILTERED;
     }
     const d = choice.delta;
-    if (!isObject(d)) continue;
+    if (!isPlainObject(d)) continue;
     if (nonEmpty(d.refusal)) flags |= REFUSAL;
     if (nonEmpty(d.content) || nonEmpty(d.reasoning_content) || nonEmpty(d.reasoning)) flags |= HAS_DELTA;
     else if (Array.isArray(d.tool_calls) && d.tool_calls.length > 0) flags |= HAS_DELTA;
@@ -125,6 +126,6 @@ function nonEmpty(value: unknown): boolean {
 
 function errorMessage(error: unknown): string {
   if (typeof error === 'string') return error;
-  if (isObject(error) && typeof error.message === 'string') return error.message;
+  if (isPlainObject(error) && typeof error.message === 'string') return error.message;
   return 'error event';
 }

@@ -6,17 +6,17 @@
  * client that did not ask (see OpenAIStreamDecoder). Ollama reports counts natively.
  */
 import type { ChatRequestBody } from '../types.js';
-import { isObject } from './http.js';
+import { isPlainObject } from '../plain-object.js';
 
 /** The caller's body asks for a usage chunk itself. */
 export function clientAskedUsage(body: ChatRequestBody): boolean {
   const options = body.stream_options;
-  return isObject(options) && options.include_usage === true;
+  return isPlainObject(options) && options.include_usage === true;
 }
 
 /** The caller's `stream_options` (if any) with `include_usage: true`. */
 export function withUsage(options: unknown): Record<string, unknown> {
-  return isObject(options) ? { ...options, include_usage: true } : { include_usage: true };
+  return isPlainObject(options) ? { ...options, include_usage: true } : { include_usage: true };
 }
 
 /** The chunk's JSON text without its `"usage":null` member (added by servers once usage is requested). */

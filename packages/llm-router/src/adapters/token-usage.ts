@@ -1,5 +1,5 @@
 import type { Usage } from '../types.js';
-import { isObject } from './http.js';
+import { isPlainObject } from '../plain-object.js';
 
 /**
  * Token counts as upstreams report them, checked in this one place for every
@@ -45,13 +45,13 @@ export function checkedUsage(counts: ReportedCounts): Usage | undefined {
 
 /** OpenAI `usage` (chat answers and stream chunks); undefined when absent or not plausible counts. */
 export function toUsage(value: unknown): Usage | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isPlainObject(value)) return undefined;
   const details = value.prompt_tokens_details;
   return checkedUsage({
     prompt: value.prompt_tokens,
     completion: value.completion_tokens,
     total: value.total_tokens,
-    cached: isObject(details) ? details.cached_tokens : undefined,
+    cached: isPlainObject(details) ? details.cached_tokens : undefined,
   });
 }
 

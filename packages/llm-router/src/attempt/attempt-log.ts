@@ -1,4 +1,5 @@
 import type { Attempt, AttemptEvent, AttemptOutcome, RequestOutcome, TargetConfig, Usage } from '../types.js';
+import type { AttemptReason } from './attempt-reasons.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -25,7 +26,7 @@ export class AttemptLog {
   add(
     target: TargetConfig,
     outcome: AttemptOutcome,
-    reason: string,
+    reason: AttemptReason,
     durationMs: number,
     extra?: { status?: number | undefined; detail?: string | undefined; usage?: Usage | undefined },
   ): void {

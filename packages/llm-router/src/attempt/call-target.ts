@@ -2,6 +2,7 @@ import type { Adapter, AdapterCall, HttpFailure } from '../adapters/adapter.js';
 import { abortedError } from '../errors.js';
 import type { AliasConfig, ProviderConfig, ResultBase, RouterRequest, RouterResult, StreamResult, TargetConfig, Usage } from '../types.js';
 import type { AttemptLog } from './attempt-log.js';
+import type { AttemptReason } from './attempt-reasons.js';
 import { classifyFailure, type Decision, type Failure } from './classify-error.js';
 import type { ExecuteDeps } from './execute.js';
 import { FirstByteTimer } from './first-byte-timer.js';
@@ -25,7 +26,7 @@ export interface TargetCall {
   /** What the request holds (its background slot): a committed stream takes it over. */
   readonly requestLease: Lease;
   /** What makes a 200 answer fail over (the alias's `fail_over_on`), worked out once per request. */
-  readonly answers: AnswerChecks;
+  readonly answerChecks: AnswerChecks;
 }
 
 /**
@@ -67,7 +68,7 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
 async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>, started: number): Promise<CallOutcome> {
   const res = await c.operation.call(c.adapter, call);
   if (!res.ok) return httpFailed(c, res, started);
-  const invalid = c.operation.invalidAnswer(res.body, c.request, c.config, c.answers);
+  const invalid = c.operation.invalidAnswer(res.body, c.request, c.config, c.answerChecks);
   // A rejected answer was still billed: its usage stays on the attempt.
   if (invalid !== undefined) return failed(c, invalid, started, c.operation.usage(res.body));
   const reshaped = c.operation.conform(res.body, c.request);
@@ -96,7 +97,7 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, l
     open,
     c.target.id,
     c.request.signal,
-    c.answers.checks,
+    c.answerChecks.checks,
     (end) => streamEnded(c, streamLease, end),
     c.target.settings.maxPreCommitBytes,
   );
@@ -132,7 +133,7 @@ function httpFailed(c: TargetCall, res: HttpFailure, started: number): CallOutco
   const decision = classify(c, { kind: 'http', response: res });
   // Any HTTP answer proves the provider reachable; the breaker counts connection-level failures only.
   c.deps.health.reportSuccess(c.provider.name);
-  if (decision.action === 'fail_over') return record(c, decision, started);
+  if (decision.action === 'fail_over') return recordAttempt(c, decision, started);
   return {
     kind: 'result',
     result: {
@@ -152,7 +153,7 @@ function httpFailed(c: TargetCall, res: HttpFailure, started: number): CallOutco
 function settle(
   c: TargetCall,
   outcome: 'ok' | 'rejected',
-  reason: string,
+  reason: AttemptReason,
   started: number,
   res: { readonly status: number; readonly headers: Readonly<Record<string, string>> },
   detail?: string,
@@ -162,7 +163,7 @@ function settle(
 }
 
 function failed(c: TargetCall, failure: Failure, started: number, usage?: Usage): CallOutcome {
-  return record(c, classify(c, failure), started, usage);
+  return recordAttempt(c, classify(c, failure), started, usage);
 }
 
 function classify(c: TargetCall, failure: Failure): Decision {
@@ -178,7 +179,7 @@ function classify(c: TargetCall, failure: Failure): Decision {
  * Carries out a fail-over decision's bookkeeping and records the attempt: a
  * target that refused the request before any network call was skipped, not failed.
  */
-function record(c: TargetCall, d: Decision, started: number, usage?: Usage): CallOutcome {
+function recordAttempt(c: TargetCall, d: Decision, started: number, usage?: Usage): CallOutcome {
   if (d.providerFailure) c.deps.health.reportFailure(c.provider.name, d.reason, c.target.settings);
   if (d.probeProvider) c.deps.probe(c.provider);
   if (d.coolDownUntil !== undefined) c.deps.health.coolDown(c.target.id, d.coolDownUntil, d.reason);

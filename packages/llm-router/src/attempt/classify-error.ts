@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { HttpFailure } from '../adapters/adapter.js';
 import type { AnswerCheck, Settings } from '../types.js';
+import type { AttemptReason, HttpStatusReason } from './attempt-reasons.js';
 import { saysContextExceeded } from './context-length-body.js';
 
 /**
@@ -34,7 +35,7 @@ export interface ClassifyContext {
 export interface Decision {
   readonly action: 'fail_over' | 'reject';
   /** `Attempt.reason`: `connect_refused`, `http_503`, `empty_response`, … */
-  readonly reason: string;
+  readonly reason: AttemptReason;
   readonly status: number | undefined;
   /** Human-readable, secret-free (never echoes upstream bodies). */
   readonly detail: string;
@@ -57,7 +58,7 @@ export interface Decision {
 }
 
 /** Node / undici error codes of connection-level failures → attempt reason + detail. */
-const NETWORK_CODES: ReadonlyMap<string, readonly [reason: string, detail: string]> = new Map([
+const NETWORK_CODES: ReadonlyMap<string, readonly [reason: AttemptReason, detail: string]> = new Map([
   ['ECONNREFUSED', ['connect_refused', 'connection refused']],
   ['ECONNRESET', ['connect_reset', 'connection reset']],
   ['EPIPE', ['connect_reset', 'connection reset (broken pipe)']],
@@ -110,7 +111,7 @@ function classifyError(error: unknown): Decision {
 
 function classifyHttp(res: HttpFailure, ctx: ClassifyContext): Decision {
   const status = res.status;
-  const reason = 'http_' + status;
+  const reason: HttpStatusReason = `http_${status}`;
   const detail = `${status} ${STATUS_CODES[status] ?? 'HTTP error'}`;
   // "The prompt does not fit": this target's limit, not the caller's mistake; a larger
   // context behind it may serve. Checked first: Together says it with a 403, old llama.cpp with a 500.
@@ -152,7 +153,7 @@ function isContextStatus(status: number): boolean {
   return status === 400 || status === 403 || status === 413 || status === 422 || status >= 500;
 }
 
-function failOver(reason: string, detail: string, extra: Partial<Decision> = {}): Decision {
+function failOver(reason: AttemptReason, detail: string, extra: Partial<Decision> = {}): Decision {
   return {
     action: 'fail_over',
     reason,

@@ -5,7 +5,6 @@ import type { HealthBlock, HealthCheck } from '../health/health-cache.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type {
   AliasConfig,
-  Attempt,
   ChatRequestBody,
   AttemptEvent,
   ConfigSnapshot,
@@ -20,8 +19,11 @@ import type {
 import { AttemptLog } from './attempt-log.js';
 import { type BackgroundGate, type InFlight, sleep } from './background-gate.js';
 import { callTarget, type CallOutcome } from './call-target.js';
+import { finalError } from './final-error.js';
 import { Lease } from './lease.js';
+import { nextStep } from './next-step.js';
 import { operationOf, type OperationSpec } from './operation.js';
+import { PassTally, type PassKind, type PassSummary } from './pass-summary.js';
 import { ContextFit } from '../context/context-fit.js';
 import { answerChecks, type AnswerChecks } from './inspect-answer.js';
 
@@ -55,8 +57,9 @@ const RETRY_BACKOFF_BASE_MS = 250; // 0.25 s
 
 /**
  * One request: resolve → plan → for each target: health pre-check (skip without
- * a network call) → adapter call → classify → next. See call-target.ts for one
- * call and stream-commit.ts for when a stream becomes final.
+ * a network call) → adapter call → classify → next; when no target answered,
+ * next-step.ts decides what follows. See call-target.ts for one call and
+ * stream-commit.ts for when a stream becomes final.
  */
 export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, deps: ExecuteDeps): Promise<RouterResult> {
   const operation = operationOf(request);
@@ -65,13 +68,12 @@ export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, 
   if (config.kind !== operation.kind) throw kindMismatch(snapshot, config, operation.kind, alias);
   operation.admit(request, config, alias);
   // Before any upstream call: a schema that does not compile is the caller's mistake (invalid_schema).
-  const answers = answerChecks(request, config, alias);
+  const checks = answerChecks(request, config, alias);
   const rotation = config.strategy === 'round_robin' ? deps.rotation(config.name) : 0;
   const plan = buildPlan(config, { random: deps.random, rotation, inFlight: deps.inFlight.get });
   const log = new AttemptLog(alias, request.requestId, deps.attemptListener());
-  const background = request.priority === 'background';
   const lease = new Lease();
-  if (background) {
+  if (request.priority === 'background') {
     try {
       lease.hold(await deps.gate.acquire(snapshot.backgroundConcurrency, request.signal));
     } catch (error) {
@@ -79,113 +81,127 @@ export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, 
     }
   }
   try {
-    return await new AttemptRun(snapshot, request, operation, deps, alias, config, plan, log, background, lease, answers).run();
+    return await new AttemptRun({ snapshot, request, operation, deps, alias, config, plan, log, lease, answerChecks: checks }).run();
   } finally {
     // Unconditional: a committed stream took the slot over and frees it when it ends.
     lease.release();
   }
 }
 
+/** Everything the attempts of one request share, worked out before the first of them. */
+interface RunInputs {
+  readonly snapshot: ConfigSnapshot;
+  readonly request: RouterRequest;
+  readonly operation: OperationSpec;
+  readonly deps: ExecuteDeps;
+  readonly alias: string | undefined;
+  readonly config: AliasConfig;
+  readonly plan: readonly TargetConfig[];
+  readonly log: AttemptLog;
+  /** What the request holds (its background slot): a committed stream takes it over. */
+  readonly lease: Lease;
+  readonly answerChecks: AnswerChecks;
+}
+
+/** One walk over the plan: a target answered, or what the walk saw. */
+type Pass = { readonly kind: 'answered'; readonly result: RouterResult } | { readonly kind: 'exhausted'; readonly summary: PassSummary };
+
+/** The attempts of one request: walk the plan and, while no target answers, take the step next-step.ts decides. */
 class AttemptRun {
-  /** The first request parameter some target could not honour. */
-  private unsupportedParam: string | undefined;
+  private readonly background: boolean;
   /** Chat only: an embedding request has no messages to estimate (its inputs are checked upstream). */
   private readonly fit: ContextFit | undefined;
+  /** The longest a background request waits for a cooldown to end: the plan's largest `retry_max_wait`. */
+  private readonly maxWaitMs: number;
 
-  constructor(
-    private readonly snapshot: ConfigSnapshot,
-    private readonly request: RouterRequest,
-    private readonly operation: OperationSpec,
-    private readonly deps: ExecuteDeps,
-    private readonly alias: string | undefined,
-    private readonly config: AliasConfig,
-    private readonly plan: readonly TargetConfig[],
-    private readonly log: AttemptLog,
-    private readonly background: boolean,
-    private readonly lease: Lease,
-    private readonly answers: AnswerChecks,
-  ) {
-    this.fit = operation.kind === 'chat' ? new ContextFit(request.body as ChatRequestBody) : undefined;
+  constructor(private readonly r: RunInputs) {
+    this.background = r.request.priority === 'background';
+    this.fit = r.operation.kind === 'chat' ? new ContextFit(r.request.body as ChatRequestBody) : undefined;
+    let max = 0;
+    for (const t of r.plan) max = Math.max(max, t.settings.retryMaxWaitMs);
+    this.maxWaitMs = max;
   }
 
-  async run(): Promise<RouterResult> {
-    let ignoreHealth = false;
-    let waited = false;
-    for (;;) {
-      let soonest: number | undefined;
-      let coolingDown = false;
-      let retriable = false; // some skip was for a transient reason (try_anyway may override it)
-      for (const target of this.plan) {
-        // A prompt that cannot fit is never sent, whatever the target's health (Ollama would cut it silently).
-        const shortfall = this.fit?.check(target);
-        if (shortfall !== undefined) {
-          this.log.add(target, 'skipped', 'context_too_small', 0, {
-            detail: `needs ~${shortfall.needed} tokens, context window ${shortfall.window}`,
-          });
-          continue;
-        }
-        const provider = this.snapshot.providers.get(target.provider);
-        const adapter = provider === undefined ? undefined : this.deps.adapters.get(provider.type);
-        // Before health: a target that cannot honour the request is no option whatever its state.
-        const param = this.config.kind === 'chat' ? adapter?.unsupportedParameter(this.request.body as ChatRequestBody) : undefined;
-        if (param !== undefined) {
-          this.log.add(target, 'skipped', 'unsupported_parameter', 0, { detail: `${provider!.type} cannot honour \`${param}\`` });
-          this.unsupportedParam ??= param;
-          continue;
-        }
-        const check = this.deps.health.check(target, provider);
-        if (!check.ok && !(ignoreHealth && isTransient(check.kind))) {
-          this.log.add(target, 'skipped', check.reason, 0, {
-            detail: check.until === undefined ? undefined : `until ${new Date(check.until).toISOString()}`,
-          });
-          if (check.until !== undefined && (soonest === undefined || check.until < soonest)) soonest = check.until;
-          if (check.kind === 'cooling_down') coolingDown = true;
-          if (isTransient(check.kind)) retriable = true;
-          continue;
-        }
-        if (provider === undefined || adapter === undefined) {
-          this.log.add(target, 'skipped', 'unconfigured: unknown provider', 0);
-          continue;
-        }
-        const result = await this.tryTarget(target, provider, adapter);
-        if (result !== undefined) return result;
-      }
-      if (this.log.attempts.length > 0 && this.log.attempts.every(isContextMiss)) throw this.contextLengthExceeded();
-      if (this.log.attempts.some((a) => a.outcome === 'failed')) throw this.upstreamFailed();
-      if (this.log.attempts.length > 0 && this.log.attempts.every(isRefusal)) throw this.unsupported();
-      if (!ignoreHealth && retriable && this.config.onAllUnhealthy === 'try_anyway') {
-        ignoreHealth = true;
-        continue;
-      }
-      const now = this.deps.now();
-      // A background request may wait out a rate-limit cooldown; a realtime one never waits.
-      if (this.background && !waited && coolingDown && soonest !== undefined && soonest - now <= this.maxWait()) {
-        waited = true;
-        await this.wait(Math.max(0, soonest - now));
-        continue;
-      }
-      throw this.noHealthyProvider(soonest, now);
+  run(): Promise<RouterResult> {
+    return this.walkFrom('first', []);
+  }
+
+  /** Walks the plan, then carries out the next step; next-step.ts takes each extra walk at most once. */
+  private async walkFrom(kind: PassKind, before: readonly PassSummary[]): Promise<RouterResult> {
+    const pass = await this.walk(kind);
+    if (pass.kind === 'answered') return pass.result;
+    const passes = [...before, pass.summary];
+    const now = this.r.deps.now();
+    const step = nextStep(passes, { onAllUnhealthy: this.r.config.onAllUnhealthy, background: this.background, maxWaitMs: this.maxWaitMs, now });
+    switch (step.kind) {
+      case 'retry_ignoring_health':
+        return this.walkFrom('ignoring_health', passes);
+      case 'wait':
+        await this.wait(step.ms);
+        return this.walkFrom('after_wait', passes);
+      case 'fail':
+        throw finalError(step, { name: this.r.config.name, log: this.r.log, fit: this.fit, now });
     }
   }
 
-  /** One target, with its configured retries. Undefined: failed, try the next target. */
-  private async tryTarget(target: TargetConfig, provider: ProviderConfig, adapter: Adapter): Promise<RouterResult | undefined> {
+  /** Each target in plan order until one answers; on an `ignoring_health` walk, blocks that pass with time skip nothing. */
+  private async walk(kind: PassKind): Promise<Pass> {
+    const { snapshot, deps, config, request, log } = this.r;
+    const tally = new PassTally(kind);
+    for (const target of this.r.plan) {
+      // A prompt that cannot fit is never sent, whatever the target's health (Ollama would cut it silently).
+      const shortfall = this.fit?.check(target);
+      if (shortfall !== undefined) {
+        log.add(target, 'skipped', 'context_too_small', 0, { detail: `needs ~${shortfall.needed} tokens, context window ${shortfall.window}` });
+        tally.tooSmall();
+        continue;
+      }
+      const provider = snapshot.providers.get(target.provider);
+      const adapter = provider === undefined ? undefined : deps.adapters.get(provider.type);
+      // Before health: a target that cannot honour the request is no option whatever its state.
+      const param = config.kind === 'chat' ? adapter?.unsupportedParameter(request.body as ChatRequestBody) : undefined;
+      if (param !== undefined) {
+        log.add(target, 'skipped', 'unsupported_parameter', 0, { detail: `${provider!.type} cannot honour \`${param}\`` });
+        tally.cannotHonour(param);
+        continue;
+      }
+      const check = deps.health.check(target, provider);
+      if (!check.ok && !(kind === 'ignoring_health' && isTransient(check.kind))) {
+        log.add(target, 'skipped', check.reason, 0, { detail: check.until === undefined ? undefined : `until ${new Date(check.until).toISOString()}` });
+        tally.blocked(check, isTransient(check.kind));
+        continue;
+      }
+      if (provider === undefined || adapter === undefined) {
+        log.add(target, 'skipped', 'unconfigured: unknown provider', 0);
+        tally.unusable();
+        continue;
+      }
+      const result = await this.tryTarget(target, provider, adapter, tally);
+      if (result !== undefined) return { kind: 'answered', result };
+    }
+    return { kind: 'exhausted', summary: tally.done() };
+  }
+
+  /** One target, with its configured retries. Undefined: failed (counted in `tally`), try the next target. */
+  private async tryTarget(target: TargetConfig, provider: ProviderConfig, adapter: Adapter, tally: PassTally): Promise<RouterResult | undefined> {
+    const { operation, request, alias, config, deps, log, lease, answerChecks } = this.r;
     for (let n = 0; ; n++) {
       const outcome: CallOutcome = await callTarget({
-        operation: this.operation,
+        operation,
         adapter,
         provider,
         target,
-        request: this.request,
-        alias: this.alias,
-        config: this.config,
-        deps: this.deps,
-        log: this.log,
-        requestLease: this.lease,
-        answers: this.answers,
+        request,
+        alias,
+        config,
+        deps,
+        log,
+        requestLease: lease,
+        answerChecks,
       });
       if (outcome.kind === 'result') return outcome.result;
       const d = outcome.decision;
+      tally.callFailed(d);
       if (n >= target.settings.retries || !d.retryable) return undefined;
       const wait = this.retryWait(d.retryAfterMs, n, target.settings);
       if (wait === undefined) return undefined;
@@ -201,60 +217,13 @@ class AttemptRun {
     return Math.max(retryAfterMs, backoff);
   }
 
-  private maxWait(): number {
-    let max = 0;
-    for (const t of this.plan) max = Math.max(max, t.settings.retryMaxWaitMs);
-    return max;
-  }
-
   private async wait(ms: number): Promise<void> {
     try {
-      await sleep(ms, this.request.signal);
+      await sleep(ms, this.r.request.signal);
     } catch (error) {
-      throw abortedError({ outcome: this.log.outcome(undefined), cause: error });
+      throw abortedError({ outcome: this.r.log.outcome(undefined), cause: error });
     }
   }
-
-  private upstreamFailed(): RouterError {
-    const outcome = this.log.outcome(undefined);
-    return new RouterError('upstream_failed', `every target of ${this.config.name} failed: ${summarize(outcome.attempts)}`, { outcome });
-  }
-
-  /** Every target refused the request before any call: waiting or retrying cannot help, the request must change. */
-  private unsupported(): RouterError {
-    const outcome = this.log.outcome(undefined);
-    const param = this.unsupportedParam;
-    if (param !== undefined && outcome.attempts.some((a) => a.reason === 'unsupported_parameter')) {
-      return new RouterError('unsupported_parameter', `no target of ${this.config.name} can honour \`${param}\`: ${summarize(outcome.attempts)}`, {
-        outcome,
-        param,
-      });
-    }
-    return new RouterError('unsupported_request', `no target of ${this.config.name} can take this request: ${summarize(outcome.attempts)}`, {
-      outcome,
-    });
-  }
-
-  private contextLengthExceeded(): RouterError {
-    const outcome = this.log.outcome(undefined);
-    const estimate = this.fit === undefined ? '' : ` (~${this.fit.promptTokens()} prompt tokens estimated, plus the answer's budget)`;
-    return new RouterError(
-      'context_length_exceeded',
-      `no target of ${this.config.name} has a context window for this request${estimate}: ` +
-        outcome.attempts.map((a) => `${a.target}: ${a.detail ?? a.reason}`).join('; '),
-      { outcome, param: 'messages' },
-    );
-  }
-
-  private noHealthyProvider(soonest: number | undefined, now: number): RouterError {
-    const outcome = this.log.outcome(undefined, { at: soonest, now });
-    return new RouterError('no_healthy_provider', `no healthy target for ${this.config.name}: ${summarize(outcome.attempts)}`, { outcome });
-  }
-}
-
-/** A skip because the target cannot take this request (not because of its health). */
-function isRefusal(attempt: Attempt): boolean {
-  return attempt.outcome === 'skipped' && (attempt.reason === 'unsupported_request' || attempt.reason === 'unsupported_parameter');
 }
 
 /** An alias on the wrong route: a chat alias asked for embeddings, or the reverse. */
@@ -269,19 +238,7 @@ function kindMismatch(snapshot: ConfigSnapshot, config: AliasConfig, wanted: Ope
   );
 }
 
-/** The target cannot hold the request: skipped by the estimate, or the upstream said so. */
-function isContextMiss(attempt: Attempt): boolean {
-  return attempt.reason === 'context_too_small' || attempt.reason === 'context_length';
-}
-
 /** Skips that `try_anyway` may override: a target without a key or adapter cannot work at all. */
 function isTransient(kind: HealthBlock): boolean {
   return kind !== 'unconfigured';
-}
-
-/** `groq/x: skipped: unhealthy; ollama/y: 503 Service Unavailable` — target ids and reasons only, no secrets. */
-function summarize(attempts: readonly { target: string; outcome: string; reason: string; detail?: string }[]): string {
-  return attempts
-    .map((a) => `${a.target}: ${a.outcome === 'skipped' ? `skipped: ${a.reason}` : (a.detail ?? a.reason)}`)
-    .join('; ');
 }

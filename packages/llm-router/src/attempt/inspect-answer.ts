@@ -1,4 +1,4 @@
-import { isObject } from '../adapters/http.js';
+import { isPlainObject } from '../plain-object.js';
 import type { AliasConfig, AnswerCheck, RouterRequest } from '../types.js';
 import type { Failure } from './classify-error.js';
 import { jsonExpectation, type JsonExpectation } from './response-schema.js';
@@ -38,11 +38,11 @@ export function inspectCompletion(body: Record<string, unknown>, spec: AnswerChe
   if (!onlyEmpty) {
     const choices = Array.isArray(body.choices) ? body.choices : [];
     for (const choice of choices) {
-      if (!isObject(choice)) continue;
+      if (!isPlainObject(choice)) continue;
       if (checks.has('content_filter') && choice.finish_reason === 'content_filter') {
         return { kind: 'invalid_answer', reason: 'content_filter', detail: 'finish_reason content_filter' };
       }
-      if (checks.has('refusal') && isObject(choice.message) && typeof choice.message.refusal === 'string') {
+      if (checks.has('refusal') && isPlainObject(choice.message) && typeof choice.message.refusal === 'string') {
         return { kind: 'invalid_answer', reason: 'refusal', detail: 'the model refused (message.refusal)' };
       }
     }
@@ -50,7 +50,7 @@ export function inspectCompletion(body: Record<string, unknown>, spec: AnswerChe
   if (checks.has('empty') && isEmptyCompletion(body)) return { kind: 'empty', reason: 'empty_response' };
   if (spec.json !== undefined && Array.isArray(body.choices)) {
     for (const choice of body.choices) {
-      const message = isObject(choice) && isObject(choice.message) ? choice.message : undefined;
+      const message = isPlainObject(choice) && isPlainObject(choice.message) ? choice.message : undefined;
       // A tool-call answer carries no JSON content by design.
       if (message === undefined || (Array.isArray(message.tool_calls) && message.tool_calls.length > 0)) continue;
       const problem = jsonProblem(message.content, spec.json);
@@ -80,14 +80,14 @@ function isEmptyCompletion(body: Record<string, unknown>): boolean {
   const choices = body.choices;
   if (!Array.isArray(choices)) return true;
   for (const choice of choices) {
-    if (!isObject(choice) || !isObject(choice.message)) continue;
+    if (!isPlainObject(choice) || !isPlainObject(choice.message)) continue;
     const m = choice.message;
     if (typeof m.content === 'string' && m.content.length > 0) return false;
     if (Array.isArray(m.content) && m.content.length > 0) return false;
     // A refusal is an answer (relayed unless `refusal` is listed), not an empty one.
     if (typeof m.refusal === 'string' && m.refusal.length > 0) return false;
     if (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) return false;
-    if (isObject(m.function_call)) return false;
+    if (isPlainObject(m.function_call)) return false;
   }
   return true;
 }

@@ -5,6 +5,7 @@ import { noAttempts, RouterError } from '../errors.js';
 import type { AliasConfig, ChatRequestBody, EmbeddingRequestBody, Operation, RouterRequest, Usage } from '../types.js';
 import type { Failure } from './classify-error.js';
 import { inspectCompletion, type AnswerChecks } from './inspect-answer.js';
+import { isPlainObject } from '../plain-object.js';
 
 /**
  * What differs between a chat completion and an embeddings request inside the
@@ -19,7 +20,7 @@ export interface OperationSpec {
   /** One non-streaming adapter call. */
   call(adapter: Adapter, call: AdapterCall<RouterRequest['body']>): Promise<AdapterResponse>;
   /** A 2xx body that is not a usable answer: the failure to fail over with; undefined when fine. */
-  invalidAnswer(body: Record<string, unknown>, request: RouterRequest, config: AliasConfig, answers: AnswerChecks): Failure | undefined;
+  invalidAnswer(body: Record<string, unknown>, request: RouterRequest, config: AliasConfig, answerChecks: AnswerChecks): Failure | undefined;
   /**
    * Puts a usable answer in the shape the caller asked for. True when that changed
    * `body`: the upstream's text then no longer says what it holds and is not relayed.
@@ -31,14 +32,13 @@ export interface OperationSpec {
 const CHAT: OperationSpec = {
   kind: 'chat',
   admit(request, _config, alias) {
-    const body = request.body as Partial<ChatRequestBody> | null;
-    if (body === null || typeof body !== 'object' || !Array.isArray(body.messages)) {
+    if (!isPlainObject(request.body) || !Array.isArray(request.body.messages)) {
       throw new RouterError('invalid_request', 'the request body needs a `messages` array', { outcome: noAttempts(alias) });
     }
   },
   call: (adapter, call) => adapter.complete(call as AdapterCall<ChatRequestBody>),
   // The alias's `fail_over_on` checks (empty, content_filter, refusal, invalid_json): inspect-answer.ts.
-  invalidAnswer: (body, _request, _config, answers) => inspectCompletion(body, answers),
+  invalidAnswer: (body, _request, _config, answerChecks) => inspectCompletion(body, answerChecks),
   conform: () => false,
   usage: (body) => toUsage(body.usage),
 };
@@ -47,8 +47,7 @@ const EMBEDDING: OperationSpec = {
   kind: 'embedding',
   admit(request, config, alias) {
     const outcome = noAttempts(alias);
-    const body = request.body as Partial<EmbeddingRequestBody> | null;
-    const input = body === null || typeof body !== 'object' ? undefined : body.input;
+    const input = isPlainObject(request.body) ? (request.body as Partial<EmbeddingRequestBody>).input : undefined;
     if (typeof input !== 'string' && !Array.isArray(input)) {
       throw new RouterError('invalid_request', 'the request body needs an `input`: a string, an array of strings or token arrays', { outcome });
     }

@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { isObject } from '../adapters/http.js';
+import { isPlainObject } from '../plain-object.js';
 import { noAttempts, RouterError } from '../errors.js';
 
 /**
@@ -25,13 +25,13 @@ const cache = new Map<string, ValidateFunction>();
  * `json_schema.schema` is not a schema Ajv can compile; nothing has been sent then.
  */
 export function jsonExpectation(responseFormat: unknown, alias?: string): JsonExpectation | undefined {
-  if (!isObject(responseFormat)) return undefined;
+  if (!isPlainObject(responseFormat)) return undefined;
   if (responseFormat.type === 'json_object') return NO_SCHEMA;
   if (responseFormat.type !== 'json_schema') return undefined;
   const spec = responseFormat.json_schema;
-  const schema = isObject(spec) ? spec.schema : undefined;
+  const schema = isPlainObject(spec) ? spec.schema : undefined;
   if (schema === undefined) return NO_SCHEMA;
-  if (!isObject(schema) && typeof schema !== 'boolean') {
+  if (!isPlainObject(schema) && typeof schema !== 'boolean') {
     throw invalidSchema('response_format.json_schema.schema must be a JSON Schema object', alias);
   }
   return { schema: compiled(schema, alias) };

@@ -3,6 +3,7 @@ import type { ConfigPath, ConfigSource } from './config-source.js';
 import { parseDuration } from './durations.js';
 import { parseSize } from './sizes.js';
 import { envReferences, interpolateEnv, type Env, type Interpolated } from './interpolate.js';
+import { isPlainObject } from '../plain-object.js';
 import { SETTING_SPECS } from './schema.js';
 
 export type RawMap = Record<string, unknown>;
@@ -22,7 +23,7 @@ export class ConfigReader {
   }
 
   map(value: unknown, path: ConfigPath, what: string, alias?: string): RawMap {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    if (!isPlainObject(value)) {
       this.fail(path, `${what} must be a map of key: value`, alias);
     }
     return value as RawMap;

@@ -1,4 +1,4 @@
-import { isObject } from '../adapters/http.js';
+import { isPlainObject } from '../plain-object.js';
 import type { ChatRequestBody } from '../types.js';
 
 /**
@@ -13,12 +13,12 @@ export function requestTokens(body: ChatRequestBody, cost: (text: string) => num
   let tokens = REPLY_OVERHEAD;
   for (const message of body.messages) {
     tokens += MESSAGE_OVERHEAD;
-    if (!isObject(message)) continue;
+    if (!isPlainObject(message)) continue;
     const content = message.content;
     if (typeof content === 'string') tokens += cost(content);
     else if (Array.isArray(content)) {
       for (const part of content) {
-        if (!isObject(part)) continue;
+        if (!isPlainObject(part)) continue;
         if (typeof part.text === 'string') tokens += cost(part.text);
         else if (part.type === 'image_url') tokens += IMAGE_TOKENS;
       }
@@ -26,7 +26,7 @@ export function requestTokens(body: ChatRequestBody, cost: (text: string) => num
     if (typeof message.name === 'string') tokens += cost(message.name);
     if (Array.isArray(message.tool_calls)) {
       for (const call of message.tool_calls) {
-        if (!isObject(call) || !isObject(call.function)) continue;
+        if (!isPlainObject(call) || !isPlainObject(call.function)) continue;
         if (typeof call.function.name === 'string') tokens += cost(call.function.name);
         if (typeof call.function.arguments === 'string') tokens += cost(call.function.arguments);
       }

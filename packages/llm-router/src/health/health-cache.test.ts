@@ -53,18 +53,27 @@ describe('HealthCache breaker', () => {
     expect(events[0]?.reason).toBe('rejected key [redacted]');
   });
 
-  it('a listener that throws does not break reporting', () => {
+  it('a listener that throws does not break reporting: the provider is unhealthy and later listeners still hear of it', () => {
     cache.onChange(() => {
       throw new Error('metrics down');
     });
+    const later: HealthChangeEvent[] = [];
+    cache.onChange((event) => later.push(event));
     const settings = { ...snapshot.settings, failureThreshold: 1 };
     expect(() => cache.reportFailure('groq', 'x', settings)).not.toThrow();
+    expect(check('mana/reasoning', 0)).toEqual({ ok: false, reason: 'unhealthy', kind: 'unhealthy', until: T0 + 60_000 });
+    expect(cache.breakerOf('groq')).toMatchObject({ consecutiveFailures: 1, openUntil: T0 + 60_000 });
+    expect(later).toEqual([{ provider: 'groq', healthy: false, reason: 'x', at: T0 }]);
   });
 
-  it('unsubscribes', () => {
-    const off = cache.onChange(() => expect.unreachable());
+  it('unsubscribes: a removed listener hears nothing, the others still do', () => {
+    const removed: HealthChangeEvent[] = [];
+    const off = cache.onChange((event) => removed.push(event));
     off();
     cache.reportFailure('groq', 'x', { ...snapshot.settings, failureThreshold: 1 });
+    expect(removed).toEqual([]);
+    expect(events).toEqual([{ provider: 'groq', healthy: false, reason: 'x', at: T0 }]);
+    expect(check('mana/reasoning', 0)).toMatchObject({ ok: false, reason: 'unhealthy' });
   });
 });
 

@@ -1,4 +1,6 @@
+import type { UnconfiguredReason } from '../attempt/attempt-reasons.js';
 import { UNCONFIGURED_PREFIX, unconfiguredReason } from '../config/provider-status.js';
+import { splitTarget } from '../config/targets.js';
 import type { AliasView, ConfigSnapshot, HealthChangeEvent, HealthTransition, ProviderConfig, ProviderHealthView, Settings, TargetConfig } from '../types.js';
 import { BreakerState, CircuitBreaker, type BreakerSnapshot, type Flip } from './circuit-breaker.js';
 import { buildAliasViews, buildProviderViews } from './health-views.js';
@@ -12,7 +14,7 @@ export type HealthBlock = 'unconfigured' | 'unhealthy' | 'model_missing' | 'cool
  * `kind` is the block, for code to switch on; `reason` is the text attempts and
  * errors show (`unconfigured: <why>`, else the kind itself).
  */
-export type HealthCheck = { ok: true } | { ok: false; reason: string; kind: HealthBlock; until?: number };
+export type HealthCheck = { ok: true } | { ok: false; reason: Exclude<HealthBlock, 'unconfigured'> | UnconfiguredReason; kind: HealthBlock; until?: number };
 
 export type ProbeResult = { ok: true; models?: readonly string[] } | { ok: false; error: string };
 
@@ -95,7 +97,7 @@ export class HealthCache {
     if (provider === undefined) return { ok: false, reason: `${UNCONFIGURED_PREFIX}unknown provider ${target.provider}`, kind: 'unconfigured' };
     this.knownProviders.set(provider.name, provider);
     const unconfigured = unconfiguredReason(provider);
-    if (unconfigured !== undefined) return { ok: false, reason: UNCONFIGURED_PREFIX + unconfigured, kind: 'unconfigured' };
+    if (unconfigured !== undefined) return { ok: false, reason: `${UNCONFIGURED_PREFIX}${unconfigured}`, kind: 'unconfigured' };
     const breaker = this.breakers.get(provider.name)?.snapshot();
     const openUntil = breaker?.state === BreakerState.Open ? breaker.openUntil : undefined;
     const missing = this.isModelMissing(target, provider);
@@ -194,8 +196,8 @@ export class HealthCache {
     for (const name of [...this.breakers.keys()]) if (!kept.has(name)) this.breakers.delete(name);
     for (const name of [...this.listings.keys()]) if (!kept.has(name)) this.listings.delete(name);
     for (const id of [...this.cooldowns.keys()]) {
-      const provider = id.slice(0, id.indexOf('/'));
-      if (!kept.has(provider)) this.cooldowns.delete(id);
+      const provider = splitTarget(id)?.provider;
+      if (provider === undefined || !kept.has(provider)) this.cooldowns.delete(id);
     }
     this.knownProviders.clear();
     for (const [name, provider] of snapshot.providers) this.knownProviders.set(name, provider);

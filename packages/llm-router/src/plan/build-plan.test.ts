@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../config/defaults.js';
+import { splitTarget } from '../config/targets.js';
 import type { AliasConfig, Strategy, TargetConfig } from '../types.js';
 import { buildPlan, type PlanContext } from './build-plan.js';
 import { seededRandom } from '@mana/llm-testkit';
 import { weightedIndex } from './weighted-choice.js';
 
 function target(id: string, weight = 1): TargetConfig {
-  const [provider = '', model = ''] = id.split('/');
+  const { provider, model } = splitTarget(id)!;
   return { id, provider, model, weight, settings: DEFAULT_SETTINGS, price: undefined, contextWindow: undefined };
 }
 
