@@ -54,7 +54,8 @@ function printServed(line: LogLine): void {
 }
 
 function parseArgs(argv: readonly string[]): { serve: boolean; port: number } {
-  for (const arg of argv) if (arg !== '--serve') throw new Error(`unknown argument ${arg}: pnpm demo [-- --serve]`);
+  // `pnpm demo -- --serve` hands the script its `--` too.
+  for (const arg of argv) if (arg !== '--serve' && arg !== '--') throw new Error(`unknown argument ${arg}: pnpm demo [-- --serve]`);
   const serve = argv.includes('--serve');
   const port = serve ? Number(process.env.PORT || DEFAULT_PORT) : 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`invalid PORT ${process.env.PORT}`);

@@ -43,7 +43,8 @@ describe('pnpm demo', () => {
   }, 90_000);
 
   it('--serve stays up for the docs: the demo gateway answers, usage and admin routes are on; SIGINT stops it', async () => {
-    const child = spawn(process.execPath, [DEMO, '--serve'], {
+    // What `pnpm demo -- --serve` runs: the script gets the `--` as well.
+    const child = spawn(process.execPath, [DEMO, '--', '--serve'], {
       env: { PATH: process.env.PATH ?? '', PORT: '0', MANA_LLM_ADMIN_KEY: 'change-me' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
