@@ -3,7 +3,7 @@
  * what each page shows (providers without their keys, errors grouped by
  * target and reason, config history with diffs, probe now), that it works
  * with the keyboard alone, names every control for a screen reader, and fits
- * a phone's width. Each page is also photographed for the README (see
+ * a phone's width. Each page is also photographed for docs/dashboard.md (see
  * screenshots.ts for where the pictures go).
  */
 import { readFileSync, rmSync } from 'node:fs';

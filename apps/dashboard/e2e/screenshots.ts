@@ -1,6 +1,6 @@
 /**
  * Where the browser tests put their screenshots. With
- * MANA_LLM_UPDATE_SCREENSHOTS=1 they replace the ones the root README shows
+ * MANA_LLM_UPDATE_SCREENSHOTS=1 they replace the ones docs/dashboard.md shows
  * (docs/dashboard/*.png, committed); otherwise (CI, a plain test run) they go
  * to a temporary folder, so a run never dirties the checkout: the pages show
  * times and durations that differ on every run.

@@ -1,4 +1,4 @@
-/** The shapes of the gateway answers the dashboard reads (see the gateway README's Endpoints table). */
+/** The shapes of the gateway answers the dashboard reads (see the Endpoints table in docs/api/README.md). */
 
 export interface ProviderHealth {
   provider: string;

@@ -80,8 +80,8 @@ Options (a flag wins over its environment variable):
   --cors-origins <list>  Origins a browser may call from (CORS), comma-separated, e.g.
                          https://app.example.com,http://localhost:5173; * = any.
                          Env MANA_LLM_CORS_ORIGINS. Default: none (CORS off).
-  --usage <on|off>       Record usage (one record per request and per upstream call, with
-                         tokens and cost). Env MANA_LLM_USAGE. Default on.
+  --usage <on|off>       Record usage: one record per request, with its attempts, tokens and
+                         cost. Env MANA_LLM_USAGE. Default on.
   --data-dir <path>      Folder of the embedded usage database (usage.sqlite), created on
                          first start. Env MANA_LLM_DATA_DIR. Default ./${DEFAULT_DATA_DIR}.
   --usage-retention <d>  How long usage records are kept: 12h, 30d. Env MANA_LLM_USAGE_RETENTION.

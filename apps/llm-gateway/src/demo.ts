@@ -4,15 +4,20 @@
  * every alias (local Ollama) down. Sends a few requests and prints what a user
  * would notice: the answer, X-Mana-LLM-Resolved, the attempts, then /v1/health.
  * Exits by itself. Needs no network, no Ollama and no API keys.
+ *
+ * `pnpm demo -- --serve` then keeps the gateway up on PORT (default 3025) until
+ * Ctrl-C, with usage recording on (in a temp folder) and the admin routes on
+ * when MANA_LLM_ADMIN_KEY is set, so the docs' curl examples can be tried
+ * against it; it prints one line per request it serves.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { MANA_LLM, MANA_LLM_ALIASES } from '@mana/llm-aliases';
-import { refusingPort, startFakeOpenAI } from '@mana/llm-testkit';
-import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_DATA_DIR, DEFAULT_REQUEST_TIMEOUT_MS } from './cli.js';
+import { MANA_LLM } from '@mana/llm-aliases';
+import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_REQUEST_TIMEOUT_MS } from './cli.js';
+import { demoConfigYaml, startDemoUpstreams } from './demo-setup.js';
 import { startGateway } from './gateway.js';
 
 type LogLine = Record<string, unknown>;
@@ -20,15 +25,41 @@ type LogLine = Record<string, unknown>;
 const bold = (s: string): string => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const dim = (s: string): string => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
 
-/** Log lines go to memory so the demo can show each request's attempts. */
-function memoryLogger(lines: LogLine[]) {
+/** How many log lines the demo keeps to show attempts from (the newest; `--serve` runs for long). */
+const KEPT_LOG_LINES = 1_000;
+
+/** Log lines go to memory so the demo can show each request's attempts; `onLine` sees each as it comes. */
+function memoryLogger(lines: LogLine[], onLine: (line: LogLine) => void) {
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const text of chunk.toString('utf8').split('\n')) if (text) lines.push(JSON.parse(text) as LogLine);
+      for (const text of chunk.toString('utf8').split('\n')) {
+        if (!text) continue;
+        const line = JSON.parse(text) as LogLine;
+        lines.push(line);
+        if (lines.length > KEPT_LOG_LINES) lines.shift();
+        onLine(line);
+      }
       done();
     },
   });
   return pino({ level: 'info' }, sink);
+}
+
+/** `--serve`: one short line per request the gateway served after the scripted ones. */
+function printServed(line: LogLine): void {
+  if (line.msg !== 'request' || String(line.req_id).startsWith('demo-')) return;
+  const status = String(line.status);
+  const code = typeof line.code === 'string' ? ` ${line.code}` : '';
+  console.log(`   ${line.method} ${line.path} → ${status}${code}  ${line.alias ?? ''} ${line.target ?? ''} ${dim(`${line.duration_ms} ms`)}`);
+}
+
+function parseArgs(argv: readonly string[]): { serve: boolean; port: number } {
+  // `pnpm demo -- --serve` hands the script its `--` too.
+  for (const arg of argv) if (arg !== '--serve' && arg !== '--') throw new Error(`unknown argument ${arg}: pnpm demo [-- --serve]`);
+  const serve = argv.includes('--serve');
+  const port = serve ? Number(process.env.PORT || DEFAULT_PORT) : 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`invalid PORT ${process.env.PORT}`);
+  return { serve, port };
 }
 
 function printAttempts(log: LogLine | undefined): void {
@@ -39,63 +70,46 @@ function printAttempts(log: LogLine | undefined): void {
   }
 }
 
-async function main(): Promise<void> {
-  const deadPort = await refusingPort();
-  const cloud = await startFakeOpenAI({ name: 'demo' });
-  cloud.on('*', { kind: 'answer', content: 'Paris is the capital of France.', chunks: 5, chunkIntervalMs: 60 });
+async function main({ serve, port }: { serve: boolean; port: number }): Promise<void> {
+  const upstreams = await startDemoUpstreams();
   const dir = await mkdtemp(join(tmpdir(), 'mana-llm-demo-'));
   const configPath = join(dir, 'aliases.yaml');
-
-  // The shipped chains with a twist: "ollama" points at a port nobody listens on,
-  // "groq" at a local fake that answers like the real OpenAI-compatible API.
-  const chains: Record<string, [string, string]> = {
-    [MANA_LLM.FAST_TEXT]: ['gemma3:4b', 'llama-3.1-8b-instant'],
-    [MANA_LLM.LONG_FORM]: ['gemma3:12b', 'llama-3.3-70b-versatile'],
-    [MANA_LLM.STRUCTURED]: ['qwen2.5:7b', 'llama-3.3-70b-versatile'],
-    [MANA_LLM.REASONING]: ['qwen3:14b', 'deepseek-r1-distill-llama-70b'],
-    [MANA_LLM.VISION]: ['gemma3:12b', 'llama-3.2-90b-vision-preview'],
-    [MANA_LLM.EMBED]: ['nomic-embed-text', 'nomic-embed-text-v1.5'],
-  };
-  let yaml =
-    `providers:\n` +
-    `  ollama: { type: ollama, base_url: "http://127.0.0.1:${deadPort}" }\n` +
-    `  groq: { type: openai, base_url: "${cloud.baseUrl}", api_key: "demo-key-not-secret" }\n` +
-    `aliases:\n`;
-  for (const info of MANA_LLM_ALIASES) {
-    const [local, remote] = chains[info.alias]!;
-    // An embedding alias names its one vector space (both targets serve the same weights).
-    const kind = info.kind === 'embedding' ? `    kind: embedding\n    embedding_space: nomic-embed-text-v1.5\n` : '';
-    yaml += `  ${info.alias}:\n    description: "${info.description}"\n${kind}    chain: ["ollama/${local}", "groq/${remote}"]\n`;
-  }
-  await writeFile(configPath, yaml);
+  await writeFile(configPath, demoConfigYaml(upstreams));
+  const adminKey = serve ? process.env.MANA_LLM_ADMIN_KEY || undefined : undefined;
 
   const logs: LogLine[] = [];
+  let serving = false;
   const gateway = await startGateway(
     {
       configPath,
       host: DEFAULT_HOST,
-      port: 0,
+      port,
       apiKeys: [],
-      adminKey: undefined,
+      adminKey,
       logLevel: 'info',
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       shutdownGraceMs: 2_000, // 2 s: the demo's requests are done when it stops
       requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
       insecure: false,
       corsOrigins: [],
-      // The demo is throwaway: nothing to keep.
-      usage: false,
-      dataDir: DEFAULT_DATA_DIR,
+      // The demo is throwaway: nothing to keep (with --serve, records go to the temp folder, for the usage API).
+      usage: serve,
+      dataDir: join(dir, 'data'),
       databaseUrl: undefined,
       usageRetentionMs: undefined,
       replicaName: undefined,
     },
-    { logger: memoryLogger(logs), defaultMetrics: false },
+    {
+      logger: memoryLogger(logs, (line) => {
+        if (serving) printServed(line);
+      }),
+      defaultMetrics: false,
+    },
   );
   const base = gateway.url;
   console.log(bold(`Mana LLM gateway demo — ${base}`));
-  console.log(`Local Ollama (first in every chain) is down (127.0.0.1:${deadPort} refuses connections);`);
-  console.log(`a fake Groq on ${cloud.url} answers.\n`);
+  console.log(`Local Ollama (first in every chain) is down (${upstreams.ollamaUrl} refuses connections);`);
+  console.log(`a fake Groq on ${upstreams.cloud.url} answers.\n`);
 
   const requestLog = (id: string): LogLine | undefined => logs.find((l) => l.msg === 'request' && l.req_id === id);
 
@@ -157,15 +171,34 @@ async function main(): Promise<void> {
           : `unhealthy until ${p.unhealthy_until ?? '?'} — ${p.consecutive_failures} failures, last error: ${p.last_error}`;
       console.log(`   ${p.provider.padEnd(11)} ${state}`);
     }
-    console.log(dim(`\nMetrics: GET ${base}/metrics (e.g. mana_llm_fallback_total). Stopping.`));
+    if (!serve) {
+      console.log(dim(`\nMetrics: GET ${base}/metrics (e.g. mana_llm_fallback_total). Stopping.`));
+      return;
+    }
+    console.log(bold(`\nThe demo gateway stays up on ${base} (Ctrl-C stops it). Try:`));
+    console.log(`   curl -s ${base}/v1/models`);
+    console.log(adminKey === undefined ? dim('   Admin routes are off: start with MANA_LLM_ADMIN_KEY=change-me to try them.') : `   Admin routes are on (MANA_LLM_ADMIN_KEY).`);
+    serving = true;
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
   } finally {
     await gateway.shutdown();
-    await cloud.close();
+    await upstreams.close();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-main().then(
+let args: { serve: boolean; port: number };
+try {
+  args = parseArgs(process.argv.slice(2));
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
+
+main(args).then(
   () => process.exit(0),
   (error: unknown) => {
     console.error(error);

@@ -2,6 +2,8 @@ export { startFakeOpenAI } from './fake-openai.js';
 export { startFakeOllama } from './fake-ollama.js';
 export { refusingPort } from './ports.js';
 export { startGatewayProcess } from './gateway-process.js';
+export { startReaper } from './reaper.js';
+export type { Reaper, ReaperJob } from './reaper.js';
 export { aliasesYaml, chatOnce, TEST_EMBEDDING_SPACE, waitUntil } from './gateway-client.js';
 export { seededRandom } from './seeded-random.js';
 export { startTestPostgres, postgresBinDir, TEST_DATABASE_URL_VARIABLE } from './test-postgres.js';

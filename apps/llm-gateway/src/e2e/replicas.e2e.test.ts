@@ -1,6 +1,6 @@
 /**
  * Several replicas, one view: three built gateway processes (`node dist/main.js`,
- * MANA_LLM_DATABASE_URL set as the README says) share one real PostgreSQL
+ * MANA_LLM_DATABASE_URL set as docs/operations.md says) share one real PostgreSQL
  * (a throwaway cluster, or MANA_LLM_TEST_DATABASE_URL) in front of fake upstreams,
  * all on loopback. Bounds measured and asserted here:
  * - A sees a provider die → B and C skip it within 100 ms (p50/p99 over 50 trials);

@@ -13,7 +13,7 @@ import { aliasesYaml, spawnGateway, type Json } from './harness.js';
 import { ADMIN, admin, chat, metric, storedRequests } from './usage-client.js';
 
 const MODEL = 'mana/fast-text';
-/** The batch writer's flush interval (the package's DEFAULT_FLUSH_INTERVAL_MS): the README's loss bound on kill -9. */
+/** The batch writer's flush interval (the package's DEFAULT_FLUSH_INTERVAL_MS): the loss bound on kill -9 in docs/operations.md. */
 const FLUSH_INTERVAL_MS = 1_000;
 
 let upstream: FakeUpstream;

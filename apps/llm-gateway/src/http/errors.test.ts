@@ -62,11 +62,11 @@ describe('error shaping', () => {
     expect(gatewayError('request_too_large', '').status).toBe(413);
   });
 
-  it('every code a client can receive is in the README error reference', () => {
-    const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
+  it('every code a client can receive is in the error reference (docs/api/errors.md)', () => {
+    const readme = readFileSync(new URL('../../../../docs/api/errors.md', import.meta.url), 'utf8');
     const notSent = new Set([
       'client_closed_request', // 499: logged and counted, never sent (the client is gone)
-      'stream_interrupted', // in the README's stream error event example, not in the table
+      'stream_interrupted', // in the page's stream error event example, not in the table
     ]);
     const missing = Object.keys(GATEWAY_ERRORS).filter((code) => !notSent.has(code) && !readme.includes(`\`${code}\``));
     expect(missing).toEqual([]);

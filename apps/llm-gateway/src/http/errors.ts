@@ -11,7 +11,14 @@ export type ErrorType =
   | 'not_found_error'
   | 'api_error';
 
-/** Every code the gateway itself produces, with its HTTP status and type. */
+/**
+ * Every code the gateway itself produces, with its HTTP status and type. Two
+ * more reach clients and the records without being the gateway's own, so they
+ * are not in this table: `upstream_error`, the code of an upstream refusal
+ * whose body was not JSON (wrapped by upstream-error-body.ts, the upstream's
+ * status kept), and `upstream_<status>` (e.g. `upstream_422`), the `code` that
+ * the log line and the usage record give a relayed upstream refusal.
+ */
 export const GATEWAY_ERRORS = {
   invalid_json: { status: 400, type: 'invalid_request_error' },
   invalid_utf8: { status: 400, type: 'invalid_request_error' },

@@ -1,6 +1,6 @@
 /**
  * Prometheus metrics of the gateway (prom-client, own registry). Names and
- * labels are an interface: dashboards depend on them (see the README).
+ * labels are an interface: dashboards depend on them (see docs/operations.md, Metrics).
  *
  * Attempt and fallback counters are fed from the router's `attempt` events,
  * request counters and histograms by the chat route when a request ends,
@@ -282,7 +282,7 @@ export class GatewayMetrics {
     if (r.ttfbSeconds !== undefined) this.ttfbChildren.get(r.alias, stream).observe(r.ttfbSeconds);
   }
 
-  /** Usage metrics are reported only when recording is on. */
+  /** Usage metrics are fed only when recording is on; with `--usage off` they read 0 (and tokens and cost have no series). */
   usageSource(read: () => UsageMetricsSource): void {
     this.usageReader = read;
   }

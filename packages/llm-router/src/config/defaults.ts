@@ -14,7 +14,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   firstByteTimeoutMs: 45_000, // 45 s to the first byte from a cloud provider
   retries: 0, // retries of the same target before failing over
   retryMaxWaitMs: 10_000, // 10 s cap on a honoured Retry-After between retries
-  // Bounds on what an upstream can make the gateway hold in memory (see README "settings").
+  // Bounds on what an upstream can make the gateway hold in memory (see docs/configuration.md, "settings").
   maxResponseBytes: 32 * 1024 * 1024, // 32 MiB: a non-stream answer; a real completion is KBs
   maxErrorBodyBytes: 64 * 1024, // 64 KiB: an error body is kept (and relayed) up to this, truncated beyond
   maxStreamEventBytes: 4 * 1024 * 1024, // 4 MiB: one SSE event / NDJSON line, held until it ends

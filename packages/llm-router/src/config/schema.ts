@@ -72,7 +72,7 @@ export const SETTING_SPECS: Readonly<Record<string, SettingSpec>> = {
   context_reserve: { field: 'contextReserve', kind: 'count', min: 0 },
 };
 
-/** `fail_over_on:` list values, in the order the README gives them. */
+/** `fail_over_on:` list values, in the order docs/configuration.md gives them. */
 export const ANSWER_CHECKS: readonly AnswerCheck[] = ['empty', 'content_filter', 'refusal', 'invalid_json'];
 
 /** Aliases in the reserved `mana/` namespace: `mana/` + a lowercase slug. */

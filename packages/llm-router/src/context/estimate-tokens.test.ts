@@ -37,7 +37,7 @@ function stats(count: (text: string) => number) {
 }
 
 describe('estimateTokens against real tokenizers', () => {
-  it('per file: the figures the README states', () => {
+  it('per file: the figures docs/api/chat.md states', () => {
     const rows = files.map(({ name, text }) => {
       const est = estimateTokens(text);
       return { file: name, chars: text.length, o200k: o200k(text), llama3: llama3(text), estimate: est };

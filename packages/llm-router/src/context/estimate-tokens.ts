@@ -16,7 +16,7 @@
  * It errs low rather than high (a target wrongly skipped is worse than one
  * tried and failed over from). Measured against the o200k tokenizer on the
  * corpus in fixtures/corpus (English and German prose, TypeScript, Python,
- * YAML, JSON): see estimate-tokens.test.ts and the README for the figures.
+ * YAML, JSON): see estimate-tokens.test.ts and docs/api/chat.md (Deep fallback) for the figures.
  * Time is linear in the text length, about 1 ms per 300 kB here.
  */
 
