@@ -43,6 +43,8 @@ export const SECRETS = {
   RELIABILITY_OPENAI_KEY: randomKey('sk-proj-', 48, ALNUM),
   RELIABILITY_GROQ_KEY: randomKey('gsk_', 52, ALNUM),
   RELIABILITY_OPENROUTER_KEY: randomKey('sk-or-v1-', 64, HEX),
+  /** Sent in a credential header (`x-api-key`), not as `api_key`. */
+  RELIABILITY_HEADER_KEY: randomKey('sk-ant-api03-', 48, ALNUM),
   MANA_LLM_API_KEYS: randomKey('mana-live-', 40, ALNUM),
   MANA_LLM_ADMIN_KEY: randomKey('mana-admin-', 40, ALNUM),
 } as const;
@@ -308,7 +310,10 @@ export function streamEnding(response: Response): 'done' | 'error_event' | 'neit
 /** The five required aliases plus `extra`, each `name → chain`; providers as given. */
 export function configYaml(options: {
   settings?: Record<string, string | number>;
-  providers: Record<string, { url: string; key?: string; type?: 'openai' | 'ollama'; settings?: Record<string, string | number> }>;
+  providers: Record<
+    string,
+    { url: string; key?: string; type?: 'openai' | 'ollama'; settings?: Record<string, string | number>; headers?: Record<string, string> }
+  >;
   aliases: Record<string, readonly string[]>;
   defaultChain: readonly string[];
 }): string {
@@ -326,7 +331,12 @@ export function configYaml(options: {
       : '';
     const type = p.type ?? 'openai';
     const key = p.key ? `api_key: "\${${p.key}}"` : type === 'openai' ? 'api_key_required: false' : '';
-    lines.push(`  ${name}: { type: ${type}, base_url: "${p.url}"${key ? `, ${key}` : ''}${settings} }`);
+    const headers = p.headers
+      ? `, headers: { ${Object.entries(p.headers)
+          .map(([k, v]) => `${k}: "${v}"`)
+          .join(', ')} }`
+      : '';
+    lines.push(`  ${name}: { type: ${type}, base_url: "${p.url}"${key ? `, ${key}` : ''}${headers}${settings} }`);
   }
   lines.push('aliases:');
   const required = ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision', 'mana/embed'];

@@ -30,10 +30,12 @@ import {
 const OPENAI_KEY = SECRETS.RELIABILITY_OPENAI_KEY;
 const GROQ_KEY = SECRETS.RELIABILITY_GROQ_KEY;
 const OPENROUTER_KEY = SECRETS.RELIABILITY_OPENROUTER_KEY;
+const HEADER_KEY = SECRETS.RELIABILITY_HEADER_KEY;
 
 let gateway: GatewayProcess;
 let leaky: FakeUpstream;
 let backup: FakeUpstream;
+let headered: FakeUpstream;
 let echo: http.Server;
 let echoUrl: string;
 let echoSawAuth = '';
@@ -66,6 +68,10 @@ beforeAll(async () => {
   leaky.on('server-error', { kind: 'status', status: 500, body: `internal error; auth header was Bearer ${OPENAI_KEY}` });
   leaky.on('rate-limited', { kind: 'status', status: 429, headers: { 'retry-after': '1', 'x-debug-key': OPENAI_KEY } });
   backup = await startFakeOpenAI({ name: 'backup' });
+  // A provider whose credential travels in a header: its 400 and 500 bodies quote it, as the 401s above quote keys.
+  headered = await startFakeOpenAI({ name: 'headered' });
+  headered.on('bad-request', { kind: 'status', status: 400, body: { error: { message: `Bad request for x-api-key ${HEADER_KEY}`, type: 'invalid_request_error' } } });
+  headered.on('server-error', { kind: 'status', status: 500, body: `internal error; x-api-key was ${HEADER_KEY}` });
   echo = await startEchoingStream();
   echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`;
   gateway = await startGateway({
@@ -76,6 +82,7 @@ beforeAll(async () => {
         leaky: { url: leaky.baseUrl, key: 'RELIABILITY_OPENAI_KEY' },
         backup: { url: backup.baseUrl, key: 'RELIABILITY_GROQ_KEY' },
         echoer: { url: echoUrl, key: 'RELIABILITY_OPENROUTER_KEY' },
+        headered: { url: headered.baseUrl, headers: { 'x-api-key': '${RELIABILITY_HEADER_KEY}' } },
         gone: { url: `http://127.0.0.1:${await refusingPort()}/v1`, key: 'RELIABILITY_OPENROUTER_KEY' },
       },
       aliases: {
@@ -84,6 +91,8 @@ beforeAll(async () => {
         'mana/structured': ['leaky/server-error', 'gone/m'],
         'mana/reasoning': ['echoer/m'],
         'mana/vision': ['leaky/rate-limited', 'gone/m'],
+        'mana/header-relayed': ['headered/bad-request'],
+        'mana/header-failed': ['headered/server-error'],
       },
       defaultChain: ['backup/m'],
     }),
@@ -91,7 +100,7 @@ beforeAll(async () => {
 });
 
 // stop() captures the gateway's whole stdout/stderr: finishSuite greps everything once more.
-afterAll(() => finishSuite(gateway, [leaky, backup, { close: () => new Promise((resolve) => echo?.close(resolve)) }]));
+afterAll(() => finishSuite(gateway, [leaky, backup, headered, { close: () => new Promise((resolve) => echo?.close(resolve)) }]));
 
 describe('secrets', () => {
   it('the keys are really in use (otherwise the grep proves nothing)', async () => {
@@ -123,6 +132,17 @@ describe('secrets', () => {
         expect(findSecrets(JSON.stringify(r.headers) + r.body)).toEqual([]);
       }
     }
+  });
+
+  it('a credential header quoted back in a relayed 400 and in a 500: neither answer nor /v1/health carries it', async () => {
+    const relayed = await chat(gateway.url, 'mana/header-relayed');
+    expect(relayed.status).toBe(400);
+    expect(headered.requests.at(-1)?.headers['x-api-key']).toBe(HEADER_KEY);
+    expect(relayed.body).toContain('[redacted]');
+    const failed = await chat(gateway.url, 'mana/header-failed');
+    expect(failed.status).toBe(502);
+    const health = await request(gateway.url, { method: 'GET', path: '/v1/health', headers: { authorization: `Bearer ${CLIENT_KEY}` } });
+    expect(findSecrets(JSON.stringify(relayed.headers) + relayed.body + failed.body + health.body)).toEqual([]);
   });
 
   it('a mid-stream error event quoting the key: the client gets an error event without it', async () => {

@@ -62,6 +62,12 @@ export interface ProviderConfig {
   readonly checkModels: boolean;
   /** Extra static headers (e.g. OpenRouter's `HTTP-Referer`). */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Every credential this provider sends: the API key and the values of its
+   * credential headers (see isCredentialHeader), each also without an auth
+   * scheme (`Bearer …`). Never shown; error text is redacted against them.
+   */
+  readonly secrets: readonly string[];
   readonly settings: Settings;
   /** What this provider's calls cost, unless a target says otherwise; undefined: unknown. */
   readonly price: Price | undefined;

@@ -140,7 +140,7 @@ function httpFailed(c: TargetCall, res: HttpFailure, started: number): CallOutco
       kind: 'upstream_error',
       ...settle(c, 'rejected', decision.reason, started, res, decision.detail),
       status: res.status,
-      body: redact(res.body, c.provider.apiKey),
+      body: redact(res.body, c.provider.secrets),
       contentType: res.contentType,
     },
   };
@@ -187,8 +187,9 @@ function recordAttempt(c: TargetCall, d: Decision, started: number, usage?: Usag
   return { kind: 'failed', decision: d };
 }
 
-/** An upstream error body is relayed verbatim, except that our own key never leaves the process. */
-function redact(body: string, apiKey: string | undefined): string {
-  if (apiKey === undefined || apiKey.length < 4 || !body.includes(apiKey)) return body;
-  return body.split(apiKey).join('[redacted]');
+/** An upstream error body is relayed verbatim, except that our own credentials never leave the process. */
+function redact(body: string, secrets: readonly string[]): string {
+  let result = body;
+  for (const secret of secrets) if (secret.length >= 4 && result.includes(secret)) result = result.split(secret).join('[redacted]');
+  return result;
 }

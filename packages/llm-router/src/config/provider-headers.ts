@@ -66,6 +66,30 @@ export function readHeaders(reader: ConfigReader, value: unknown, path: ConfigPa
   return Object.freeze(headers);
 }
 
+/** An auth scheme in front of a token (`Bearer sk-…`, `Basic …`): the token alone is a secret too. */
+const AUTH_SCHEME = /^[A-Za-z][A-Za-z0-9-]*\s+(\S.*)$/;
+
+/**
+ * The credentials a provider sends: its API key and the values of its
+ * credential headers, with and without an auth scheme — what error text is
+ * redacted against before it is relayed, logged or shown.
+ */
+export function credentialValues(
+  apiKey: string | undefined,
+  headers: Readonly<Record<string, string>>,
+  secretHeaders: readonly string[],
+): readonly string[] {
+  const values = new Set<string>();
+  if (apiKey !== undefined) values.add(apiKey);
+  for (const [name, value] of Object.entries(headers)) {
+    if (!isCredentialHeader(name, secretHeaders) || value.trim() === '') continue;
+    values.add(value.trim());
+    const token = AUTH_SCHEME.exec(value.trim())?.[1];
+    if (token !== undefined) values.add(token);
+  }
+  return Object.freeze([...values]);
+}
+
 /** `secret_headers:` → the header names a provider marks as credentials (beyond CREDENTIAL_HEADERS). */
 export function readSecretHeaders(reader: ConfigReader, value: unknown, path: ConfigPath, what: string): readonly string[] {
   if (value === undefined || value === null) return Object.freeze([]);

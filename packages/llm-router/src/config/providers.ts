@@ -3,7 +3,7 @@ import { BUILT_IN_PROVIDERS } from './built-in-providers.js';
 import { defaultSettingsFor } from './defaults.js';
 import { interpolateDeep } from './interpolate.js';
 import { readPrice } from './price.js';
-import { readHeaders, readSecretHeaders } from './provider-headers.js';
+import { credentialValues, readHeaders, readSecretHeaders } from './provider-headers.js';
 import { rememberApiKeyVariables } from './provider-status.js';
 import type { ConfigReader, RawMap } from './reader.js';
 import { PROVIDER_KEYS, PROVIDER_NAME, PROVIDER_TYPES } from './schema.js';
@@ -60,23 +60,25 @@ function buildProvider(
   const checkModels = raw.check_models === undefined ? false : reader.boolean(raw.check_models, [...path, 'check_models'], `${what} check_models`);
   const options = raw.options === undefined || raw.options === null ? {} : reader.map(raw.options, [...path, 'options'], `${what} options`);
   const headers = readHeaders(reader, raw.headers, [...path, 'headers'], what);
-  // Read for its checks only: the list matters to the admin API's writer (see provider-headers.ts).
-  readSecretHeaders(reader, raw.secret_headers, [...path, 'secret_headers'], what);
+  // The admin API's writer reads the list from the file itself (see provider-headers.ts); here it names secrets to redact.
+  const secretHeaders = readSecretHeaders(reader, raw.secret_headers, [...path, 'secret_headers'], what);
   const settings: Settings = Object.freeze({
     ...defaultSettingsFor(type.value as ProviderType),
     ...globalSettings,
     ...reader.settings(raw.settings, [...path, 'settings']),
   });
 
+  const apiKey = key === undefined || key.value.trim() === '' ? undefined : key.value.trim();
   const provider: ProviderConfig = Object.freeze({
     name,
     type: type.value as ProviderType,
     baseUrl,
-    apiKey: key === undefined || key.value.trim() === '' ? undefined : key.value.trim(),
+    apiKey,
     requiresApiKey,
     options: Object.freeze(interpolateDeep(options, reader.env) as Record<string, unknown>),
     checkModels,
     headers,
+    secrets: credentialValues(apiKey, headers, secretHeaders),
     settings,
     price: readPrice(reader, raw.price, [...path, 'price'], what),
   });

@@ -205,11 +205,11 @@ export class HealthCache {
 
   /** Secrets of the known providers, for redacting error text in views. */
   secrets(snapshot: ConfigSnapshot): string[] {
-    return apiKeysOf(snapshot.providers.values());
+    return secretsOf(snapshot.providers.values());
   }
 
   private knownSecrets(): string[] {
-    return apiKeysOf(this.knownProviders.values());
+    return secretsOf(this.knownProviders.values());
   }
 
   private setCooldown(targetId: string, untilMs: number, reason: string): boolean {
@@ -259,8 +259,8 @@ function sameEndpoint(a: ProviderConfig, b: ProviderConfig): boolean {
   return a.type === b.type && a.baseUrl === b.baseUrl && a.apiKey === b.apiKey;
 }
 
-function apiKeysOf(providers: Iterable<ProviderConfig>): string[] {
-  const keys: string[] = [];
-  for (const provider of providers) if (provider.apiKey !== undefined) keys.push(provider.apiKey);
-  return keys;
+function secretsOf(providers: Iterable<ProviderConfig>): string[] {
+  const secrets: string[] = [];
+  for (const provider of providers) secrets.push(...provider.secrets);
+  return secrets;
 }
