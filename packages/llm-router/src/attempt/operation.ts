@@ -1,5 +1,5 @@
 import type { Adapter, AdapterCall, AdapterResponse } from '../adapters/adapter.js';
-import { dimensionsOf, embeddingUsage, inputCount, matchEncoding } from '../adapters/embeddings.js';
+import { dimensionsOf, embeddingUsage, firstNonFinite, inputCount, matchEncoding } from '../adapters/embeddings.js';
 import { toUsage } from '../adapters/token-usage.js';
 import { noAttempts, RouterError } from '../errors.js';
 import type { AliasConfig, ChatRequestBody, EmbeddingRequestBody, Operation, RouterRequest, Usage } from '../types.js';
@@ -79,8 +79,9 @@ export function operationOf(request: RouterRequest): OperationSpec {
 
 /**
  * Why a list of vectors cannot be relayed: the wrong count, indexes that are
- * not 0…N-1, mixed dimensions, or not the dimensions asked for. Relaying it
- * would write misaligned or incomparable vectors into the caller's index.
+ * not 0…N-1, a value that is not a finite number, mixed dimensions, or not the
+ * dimensions asked for. Relaying it would write misaligned, incomparable or
+ * unreadable vectors into the caller's index.
  */
 export function vectorProblem(data: readonly Record<string, unknown>[], expected: number, dimensions: number | undefined): string | undefined {
   if (data.length !== expected) return `expected ${expected} vectors, got ${data.length}`;
@@ -95,6 +96,8 @@ export function vectorProblem(data: readonly Record<string, unknown>[], expected
     seen.add(index);
     const n = dimensionsOf(item.embedding);
     if (!(n > 0)) return `vector ${index} is empty or malformed`;
+    const bad = firstNonFinite(item.embedding);
+    if (bad !== undefined) return `vector ${index} holds a value that is not a finite number (element ${bad})`;
     if (dims === undefined) dims = n;
     else if (n !== dims) return `mixed dimensions (${dims} and ${n})`;
   }
