@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { isPlainObject } from '../plain-object.js';
 import { noAttempts, RouterError } from '../errors.js';
+import { linearRegExp } from './linear-regexp.js';
 
 /**
  * The JSON a request asked for (`response_format`), compiled once per distinct
@@ -16,7 +17,8 @@ const CACHE_MAX_KEY_CHARS = 64 * 1024; // 64 KiB
 
 // strict: false — providers accept keywords Ajv's strict mode refuses (`strict`, `title` on refs, …);
 // unknown keywords are then ignored, as the providers ignore them.
-const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
+// regExp: patterns are matched in linear time (linear-regexp.ts says why).
+const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false, code: { regExp: linearRegExp } });
 const cache = new Map<string, ValidateFunction>();
 
 /**
