@@ -20,7 +20,12 @@ export interface OperationSpec {
   /** One non-streaming adapter call. */
   call(adapter: Adapter, call: AdapterCall<RouterRequest['body']>): Promise<AdapterResponse>;
   /** A 2xx body that is not a usable answer: the failure to fail over with; undefined when fine. */
-  invalidAnswer(body: Record<string, unknown>, request: RouterRequest, config: AliasConfig, answerChecks: AnswerChecks): Failure | undefined;
+  invalidAnswer(
+    body: Record<string, unknown>,
+    request: RouterRequest,
+    config: AliasConfig,
+    answerChecks: AnswerChecks,
+  ): Failure | undefined | Promise<Failure | undefined>;
   /**
    * Puts a usable answer in the shape the caller asked for. True when that changed
    * `body`: the upstream's text then no longer says what it holds and is not relayed.
