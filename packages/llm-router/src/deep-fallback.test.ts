@@ -199,6 +199,21 @@ describe('fail_over_on: content that is no use', () => {
     expect(a.count() + b.count()).toBe(0);
   });
 
+  it('an alias that does not list invalid_json never looks at the schema: even an invalid one goes to the upstream as sent', async () => {
+    const bad = { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'objekt' } } };
+    a.on('m1', { kind: 'answer', content: 'prose' });
+    const result = json(await ask(start(notListed), { response_format: bad }));
+    expect(result.outcome.target).toBe('a/m1');
+    expect((a.requests[0]!.body as { response_format: unknown }).response_format).toEqual(bad);
+  });
+
+  it('a schema past the size bounds on an alias that checks answers → schema_too_large before any upstream call', async () => {
+    const huge = { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'string', description: 'x'.repeat(70_000) } } };
+    const error = await failure(ask(start(listed), { response_format: huge }));
+    expect({ code: error.code, param: error.param }).toEqual({ code: 'schema_too_large', param: 'response_format' });
+    expect(a.count() + b.count()).toBe(0);
+  });
+
   it('streams: a refusal or a content_filter stop before the first content delta fails over when listed', async () => {
     a.on('m1', [{ kind: 'answer', refusal: 'No.' }, { kind: 'answer', content: '', finishReason: 'content_filter' }]);
     const r = start(listed);

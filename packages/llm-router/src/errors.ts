@@ -25,6 +25,8 @@ export type RouterErrorCode =
   | 'context_length_exceeded'
   /** `response_format.json_schema.schema` is not a valid JSON Schema (nothing was sent upstream). */
   | 'invalid_schema'
+  /** `response_format.json_schema.schema` is past the size an alias that checks answers compiles (`param`: `response_format`). */
+  | 'schema_too_large'
   /** `execute()` after `close()`: this router takes no more requests (nothing upstream was asked). */
   | 'router_closed';
 

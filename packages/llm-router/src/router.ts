@@ -1,6 +1,7 @@
 import { AdapterRegistry } from './adapters/registry.js';
 import { BackgroundGate, InFlight } from './attempt/background-gate.js';
 import { execute, type ExecuteDeps } from './attempt/execute.js';
+import { createSchemaChecker } from './attempt/schema-checker.js';
 import { listModels } from './config/alias-registry.js';
 import { loadConfigFile } from './config/load-config.js';
 import { RouterError } from './errors.js';
@@ -103,6 +104,7 @@ class ManaRouter implements Router {
       inFlight: new InFlight(),
       gate: new BackgroundGate(),
       probe: (provider) => void this.probe.probeProvider(provider),
+      schemas: createSchemaChecker(),
       attemptListener: () => (attempt.size === 0 ? undefined : emitAttempt),
     };
   }
@@ -158,6 +160,7 @@ class ManaRouter implements Router {
     await this.probe.stop();
     this.stopHealthEvents();
     await this.adapters.close();
+    await this.deps.schemas.close();
   }
 
   health(): ProviderHealthView[] {

@@ -45,6 +45,8 @@ describe('error shaping', () => {
     expect(tooLong.outcome).toBe(outcome);
     const schema = fromRouterError(new RouterError('invalid_schema', 'bad schema', { param: 'response_format' }), 'mana/a');
     expect(schema).toMatchObject({ status: 400, code: 'invalid_schema', param: 'response_format' });
+    const tooLarge = fromRouterError(new RouterError('schema_too_large', 'too large', { param: 'response_format' }), 'mana/a');
+    expect(tooLarge).toMatchObject({ status: 400, code: 'schema_too_large', param: 'response_format' });
     expect(fromRouterError(new RouterError('invalid_config', 'oops'), 'mana/a')).toMatchObject({ status: 500, code: 'internal_error' });
     // The gateway closes its router only after its server stopped taking requests: a late one is told to retry.
     expect(fromRouterError(new RouterError('router_closed', 'closed'), 'mana/a')).toMatchObject({ status: 503, code: 'shutting_down' });

@@ -45,6 +45,29 @@ export function dimensionsOf(embedding: unknown): number {
   return bytes % 4 === 0 ? bytes / 4 : Number.NaN;
 }
 
+/**
+ * The index of the first element of one `embedding` that is not a finite
+ * number, or undefined when all are. Float arrays: `null`, strings, objects, and
+ * `1e400` (which JSON.parse reads as Infinity) are not; base64: the float32
+ * bytes of NaN or ±Infinity are not (decoded to floats they would become `null`).
+ * Call after `dimensionsOf` said the embedding is well formed.
+ */
+export function firstNonFinite(embedding: unknown): number | undefined {
+  if (Array.isArray(embedding)) {
+    for (let i = 0; i < embedding.length; i++) {
+      const v: unknown = embedding[i];
+      if (typeof v !== 'number' || !Number.isFinite(v)) return i;
+    }
+    return undefined;
+  }
+  if (typeof embedding !== 'string') return 0;
+  const bytes = Buffer.from(embedding, 'base64');
+  for (let i = 0; i + 4 <= bytes.length; i += 4) {
+    if (!Number.isFinite(bytes.readFloatLE(i))) return i / 4;
+  }
+  return undefined;
+}
+
 /** Floats → base64 of their little-endian float32 bytes (what OpenAI sends for `encoding_format: base64`). */
 export function floatsToBase64(values: readonly number[]): string {
   const floats = Float32Array.from(values);

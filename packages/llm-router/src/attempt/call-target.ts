@@ -68,7 +68,7 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
 async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>, started: number): Promise<CallOutcome> {
   const res = await c.operation.call(c.adapter, call);
   if (!res.ok) return httpFailed(c, res, started);
-  const invalid = c.operation.invalidAnswer(res.body, c.request, c.config, c.answerChecks);
+  const invalid = await c.operation.invalidAnswer(res.body, c.request, c.config, c.answerChecks);
   // A rejected answer was still billed: its usage stays on the attempt.
   if (invalid !== undefined) return failed(c, invalid, started, c.operation.usage(res.body));
   const reshaped = c.operation.conform(res.body, c.request);

@@ -26,6 +26,7 @@ import { operationOf, type OperationSpec } from './operation.js';
 import { PassTally, type PassKind, type PassSummary } from './pass-summary.js';
 import { ContextFit } from '../context/context-fit.js';
 import { answerChecks, type AnswerChecks } from './inspect-answer.js';
+import type { SchemaChecker } from './schema-checker.js';
 
 /** The part of HealthCache the attempt loop uses (reads the pre-check, reports outcomes). */
 export interface AttemptHealth {
@@ -48,6 +49,8 @@ export interface ExecuteDeps {
   readonly gate: BackgroundGate;
   /** Checks a provider out of band now (joins a check already running); its result goes to the health cache. */
   readonly probe: (provider: ProviderConfig) => void;
+  /** Where response schemas are compiled and answers checked against them (off the event loop). */
+  readonly schemas: SchemaChecker;
   /** The attempt-event sink, or undefined when nobody listens (then no event objects are built). */
   readonly attemptListener: () => ((event: AttemptEvent) => void) | undefined;
 }
@@ -68,7 +71,7 @@ export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, 
   if (config.kind !== operation.kind) throw kindMismatch(snapshot, config, operation.kind, alias);
   operation.admit(request, config, alias);
   // Before any upstream call: a schema that does not compile is the caller's mistake (invalid_schema).
-  const checks = answerChecks(request, config, alias);
+  const checks = await answerChecks(request, config, alias, deps.schemas);
   const rotation = config.strategy === 'round_robin' ? deps.rotation(config.name) : 0;
   const plan = buildPlan(config, { random: deps.random, rotation, inFlight: deps.inFlight.get });
   const log = new AttemptLog(alias, request.requestId, deps.attemptListener());

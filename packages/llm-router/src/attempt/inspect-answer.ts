@@ -1,7 +1,8 @@
 import { isPlainObject } from '../plain-object.js';
 import type { AliasConfig, AnswerCheck, RouterRequest } from '../types.js';
 import type { Failure } from './classify-error.js';
-import { jsonExpectation, type JsonExpectation } from './response-schema.js';
+import { answerProblem, invalidSchema, jsonExpectation, tooLarge, type JsonExpectation } from './response-schema.js';
+import type { SchemaChecker } from './schema-checker.js';
 
 /**
  * What makes a 200 answer useless, looked for only where the alias asked
@@ -12,25 +13,51 @@ import { jsonExpectation, type JsonExpectation } from './response-schema.js';
 export interface AnswerChecks {
   readonly checks: ReadonlySet<AnswerCheck>;
   /** Set when the request asked for JSON and the alias lists `invalid_json`. */
-  readonly json: JsonExpectation | undefined;
+  readonly json: JsonCheck | undefined;
+}
+
+/** The JSON asked for, and the checker that holds its compiled schema. */
+export interface JsonCheck extends JsonExpectation {
+  readonly checker: SchemaChecker;
 }
 
 /**
  * The checks for one request, worked out once before any upstream call: the
  * alias's `fail_over_on`, and the compiled `response_format` schema (a schema
- * that does not compile throws `invalid_schema` here). A stream's JSON is never
- * checked: it would be complete only after it was relayed (see stream-commit.ts).
+ * that does not compile throws `invalid_schema` here, one past the size bounds
+ * `schema_too_large`). A stream's JSON is never checked: it would be complete
+ * only after it was relayed (see stream-commit.ts).
+ *
+ * The schema is looked at only where it will be used: an alias that does not
+ * list `invalid_json`, or a stream, passes it on untouched, since compiling it
+ * would cost the event loop (seconds for a large one) for nothing.
  */
-export function answerChecks(request: RouterRequest, config: AliasConfig, alias: string | undefined): AnswerChecks {
+export async function answerChecks(
+  request: RouterRequest,
+  config: AliasConfig,
+  alias: string | undefined,
+  checker: SchemaChecker,
+): Promise<AnswerChecks> {
   if (request.operation === 'embedding') return NO_CHECKS;
+  if (!config.failOverOn.has('invalid_json') || request.stream) return { checks: config.failOverOn, json: undefined };
   const json = jsonExpectation((request.body as Record<string, unknown>).response_format, alias);
-  return { checks: config.failOverOn, json: config.failOverOn.has('invalid_json') && !request.stream ? json : undefined };
+  if (json?.schema !== undefined) {
+    const compiled = await checker.run({ kind: 'prepare', schema: json.schema });
+    // Past the budget (or the worker's memory): the schema costs more than one request may.
+    if (!compiled.ok) throw tooLarge(`compiling it ${compiled.why}`, alias);
+    if (compiled.problem !== undefined) throw invalidSchema(compiled.problem, alias);
+  }
+  return { checks: config.failOverOn, json: json === undefined ? undefined : { ...json, checker } };
 }
 
 const NO_CHECKS: AnswerChecks = Object.freeze({ checks: new Set<AnswerCheck>(), json: undefined });
 
-/** The first useless-answer finding in a `chat.completion`, or undefined when it may be relayed. */
-export function inspectCompletion(body: Record<string, unknown>, spec: AnswerChecks): Failure | undefined {
+/**
+ * The first useless-answer finding in a `chat.completion`, or undefined when it
+ * may be relayed. A promise only when an answer is checked against a schema
+ * (on the schema worker); every other check answers at once.
+ */
+export function inspectCompletion(body: Record<string, unknown>, spec: AnswerChecks): Failure | undefined | Promise<Failure | undefined> {
   const checks = spec.checks;
   if (checks.size === 0) return undefined;
   const onlyEmpty = checks.size === 1 && checks.has('empty');
@@ -48,31 +75,34 @@ export function inspectCompletion(body: Record<string, unknown>, spec: AnswerChe
     }
   }
   if (checks.has('empty') && isEmptyCompletion(body)) return { kind: 'empty', reason: 'empty_response' };
-  if (spec.json !== undefined && Array.isArray(body.choices)) {
-    for (const choice of body.choices) {
-      const message = isPlainObject(choice) && isPlainObject(choice.message) ? choice.message : undefined;
-      // A tool-call answer carries no JSON content by design.
-      if (message === undefined || (Array.isArray(message.tool_calls) && message.tool_calls.length > 0)) continue;
-      const problem = jsonProblem(message.content, spec.json);
-      if (problem !== undefined) return { kind: 'invalid_answer', reason: 'invalid_json', detail: problem };
-    }
+  if (spec.json === undefined || !Array.isArray(body.choices)) return undefined;
+  const contents: unknown[] = [];
+  for (const choice of body.choices) {
+    const message = isPlainObject(choice) && isPlainObject(choice.message) ? choice.message : undefined;
+    // A tool-call answer carries no JSON content by design.
+    if (message === undefined || (Array.isArray(message.tool_calls) && message.tool_calls.length > 0)) continue;
+    contents.push(message.content);
+  }
+  if (spec.json.schema !== undefined) return schemaProblems(contents, spec.json);
+  for (const content of contents) {
+    const problem = answerProblem(undefined, content);
+    if (problem !== undefined) return invalidJson(problem);
   }
   return undefined;
 }
 
-/** Why `content` is not the JSON asked for, or undefined when it is. Never echoes the content. */
-function jsonProblem(content: unknown, json: JsonExpectation): string | undefined {
-  if (typeof content !== 'string') return 'no text content where JSON was asked for';
-  let value: unknown;
-  try {
-    value = JSON.parse(content);
-  } catch {
-    return 'content is not JSON';
+/** Each content checked against the schema on the schema worker, in turn: the first problem found. */
+async function schemaProblems(contents: readonly unknown[], json: JsonCheck): Promise<Failure | undefined> {
+  for (const content of contents) {
+    const checked = await json.checker.run({ kind: 'check', schema: json.schema, content });
+    const problem = checked.ok ? checked.problem : `the answer could not be checked against the response schema: checking it ${checked.why}`;
+    if (problem !== undefined) return invalidJson(problem);
   }
-  if (json.schema === undefined || json.schema(value)) return undefined;
-  const first = json.schema.errors?.[0];
-  const where = first === undefined ? '' : `: ${first.instancePath === '' ? '(root)' : first.instancePath} ${first.message ?? 'is invalid'}`;
-  return `content does not match the response schema${where.slice(0, 200)}`;
+  return undefined;
+}
+
+function invalidJson(problem: string): Failure {
+  return { kind: 'invalid_answer', reason: 'invalid_json', detail: problem };
 }
 
 /** No content, no refusal, no tool calls in any choice: the upstream answered nothing. */

@@ -1,5 +1,5 @@
 import type { Adapter, AdapterCall, AdapterResponse } from '../adapters/adapter.js';
-import { dimensionsOf, embeddingUsage, inputCount, matchEncoding } from '../adapters/embeddings.js';
+import { dimensionsOf, embeddingUsage, firstNonFinite, inputCount, matchEncoding } from '../adapters/embeddings.js';
 import { toUsage } from '../adapters/token-usage.js';
 import { noAttempts, RouterError } from '../errors.js';
 import type { AliasConfig, ChatRequestBody, EmbeddingRequestBody, Operation, RouterRequest, Usage } from '../types.js';
@@ -20,7 +20,12 @@ export interface OperationSpec {
   /** One non-streaming adapter call. */
   call(adapter: Adapter, call: AdapterCall<RouterRequest['body']>): Promise<AdapterResponse>;
   /** A 2xx body that is not a usable answer: the failure to fail over with; undefined when fine. */
-  invalidAnswer(body: Record<string, unknown>, request: RouterRequest, config: AliasConfig, answerChecks: AnswerChecks): Failure | undefined;
+  invalidAnswer(
+    body: Record<string, unknown>,
+    request: RouterRequest,
+    config: AliasConfig,
+    answerChecks: AnswerChecks,
+  ): Failure | undefined | Promise<Failure | undefined>;
   /**
    * Puts a usable answer in the shape the caller asked for. True when that changed
    * `body`: the upstream's text then no longer says what it holds and is not relayed.
@@ -79,8 +84,9 @@ export function operationOf(request: RouterRequest): OperationSpec {
 
 /**
  * Why a list of vectors cannot be relayed: the wrong count, indexes that are
- * not 0…N-1, mixed dimensions, or not the dimensions asked for. Relaying it
- * would write misaligned or incomparable vectors into the caller's index.
+ * not 0…N-1, a value that is not a finite number, mixed dimensions, or not the
+ * dimensions asked for. Relaying it would write misaligned, incomparable or
+ * unreadable vectors into the caller's index.
  */
 export function vectorProblem(data: readonly Record<string, unknown>[], expected: number, dimensions: number | undefined): string | undefined {
   if (data.length !== expected) return `expected ${expected} vectors, got ${data.length}`;
@@ -95,6 +101,8 @@ export function vectorProblem(data: readonly Record<string, unknown>[], expected
     seen.add(index);
     const n = dimensionsOf(item.embedding);
     if (!(n > 0)) return `vector ${index} is empty or malformed`;
+    const bad = firstNonFinite(item.embedding);
+    if (bad !== undefined) return `vector ${index} holds a value that is not a finite number (element ${bad})`;
     if (dims === undefined) dims = n;
     else if (n !== dims) return `mixed dimensions (${dims} and ${n})`;
   }
