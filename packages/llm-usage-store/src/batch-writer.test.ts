@@ -86,7 +86,9 @@ describe('batch writer', () => {
     try {
       const started = performance.now();
       for (let i = 0; i < 5_000; i++) writer.record(request({ requestId: `r${i}` }));
-      expect(performance.now() - started).toBeLessThan(500);
+      // record() only queues (~20 ms for 5,000 on an idle machine); 2 s leaves room for a machine whose
+      // other core is busy (1.16 s was measured so). What it guards: record() never waits on the store.
+      expect(performance.now() - started).toBeLessThan(2_000);
       await until(() => writer.status.failing);
       expect(errors[0]).toMatch(/locked/);
       expect(writer.status.queued).toBe(1_000);
