@@ -86,6 +86,10 @@ describe('dispatch through the route table', () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
     const missing = await fetch(`${url}/v1/models`);
     expect(missing.status).toBe(404);
-    expect(missing.headers.get('x-request-id')).toBeTruthy();
+    // Generated (the client sent none): a UUID, so the 404 can be found in the log.
+    expect(missing.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const echoed = await fetch(`${url}/v1/models`, { headers: { 'x-request-id': 'trace-404.a:b/c' } });
+    expect(echoed.status).toBe(404);
+    expect(echoed.headers.get('x-request-id')).toBe('trace-404.a:b/c');
   });
 });
