@@ -14,6 +14,7 @@ import { AdminFailure } from '../admin/admin-failure.js';
 import type { Answer } from '../admin/alias-operations.js';
 import { redactedConfigText } from '../admin/config-view.js';
 import type { GatewayContext } from '../context.js';
+import { isPlainObject } from '../plain-object.js';
 import type { Route } from '../http/route-table.js';
 import { adminBody, answerAdmin, writeRequest } from './admin-resources.js';
 import { paramsOf } from '../http/url.js';
@@ -102,7 +103,7 @@ async function showVersion(ctx: GatewayContext, version: string): Promise<Answer
 }
 
 function requestedVersion(body: unknown): string {
-  const version = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).version : undefined;
+  const version = isPlainObject(body) ? body.version : undefined;
   if (typeof version !== 'string') throw new AdminFailure('invalid_request', 'The body must be a JSON object with the version to roll back to: {"version": "…"}.', { param: 'version' });
   return version;
 }
