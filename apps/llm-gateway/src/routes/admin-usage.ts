@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { paramsOf } from '../http/url.js';
 import {
   isUsageQueryError,
+  MAX_PAGE_SIZE,
   SUMMARY_GROUPS,
   type RequestPage,
   type RequestPageQuery,
@@ -83,7 +84,7 @@ function flag(params: Params, name: string): boolean | undefined {
 function pageQuery(params: Params): RequestPageQuery {
   const since = time(params, 'since');
   const until = time(params, 'until');
-  const limit = integer(params, 'limit', 1, 500);
+  const limit = integer(params, 'limit', 1, MAX_PAGE_SIZE);
   const cursor = text(params, 'cursor');
   const alias = text(params, 'alias');
   const target = text(params, 'target');
