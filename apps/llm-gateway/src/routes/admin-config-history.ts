@@ -28,12 +28,12 @@ const HISTORY = '/admin/config/history';
 
 /** Runs `work` on the usage store, answering its failures with the usage API's codes. */
 async function withStore<T>(ctx: GatewayContext, work: (store: UsageStore) => Promise<T>): Promise<T> {
-  const usage = ctx.usage;
-  if (usage === undefined) throw new AdminFailure('usage_disabled', 'Usage recording is off (--usage off), and the config history with it.');
+  const recorder = ctx.usageRecorder;
+  if (recorder === undefined) throw new AdminFailure('usage_disabled', 'Usage recording is off (--usage off), and the config history with it.');
   try {
     // Configs applied just before this call are queued for the store: wait for them.
-    await usage.configRecorded();
-    return await work(usage.store);
+    await recorder.configRecorded();
+    return await work(recorder.store);
   } catch (error) {
     const failure = usageStoreFailure(ctx, error, 'config history query failed');
     throw new AdminFailure(failure.code, failure.message, { param: failure.param });

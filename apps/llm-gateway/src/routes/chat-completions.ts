@@ -197,7 +197,7 @@ async function serve(endpoint: RoutedEndpoint, ctx: GatewayContext, req: Incomin
     sendText(res, ctx.state, result.status, relayed.contentType, relayed.body, headers);
     return;
   }
-  ex.usage = result.usage;
+  ex.tokenUsage = result.usage;
   // The upstream's own text when the router took its answer as it is: the same JSON, not serialised a second time.
   if (result.text !== undefined) sendText(res, ctx.state, result.status, 'application/json', result.text, headers);
   else sendJson(res, ctx.state, result.status, result.body, headers);

@@ -51,7 +51,7 @@ export async function relayStream(
       if (!ok) await drained(res);
     }
   } catch (error) {
-    ex.usage = result.usage;
+    ex.tokenUsage = result.usage;
     if (signal.aborted || res.destroyed) return ex.clientClosed();
     // The first byte is out, so the target can no longer change: end the stream
     // with an explicit error event (no [DONE]) so the client cannot mistake a
@@ -63,7 +63,7 @@ export async function relayStream(
     res.end(`data: ${errorBody(gwError)}\n\n`);
     return;
   }
-  ex.usage = result.usage;
+  ex.tokenUsage = result.usage;
   if (signal.aborted || res.destroyed) return ex.clientClosed();
   res.end('data: [DONE]\n\n');
 }
