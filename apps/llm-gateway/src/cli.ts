@@ -28,7 +28,7 @@ export interface GatewayOptions {
   /** Origins allowed to call from a browser (CORS); `*` = any; empty = CORS off. */
   readonly corsOrigins: readonly string[];
   /** Usage recording; false with `--usage off`. */
-  readonly usage: boolean;
+  readonly recordUsage: boolean;
   /** Folder for the embedded usage database (created on first start). */
   readonly dataDir: string;
   /** PostgreSQL for usage instead of the embedded file. A secret: never logged. */
@@ -37,7 +37,7 @@ export interface GatewayOptions {
   readonly usageRetentionMs: number | undefined;
   /**
    * This replica's name on usage records and shared health rows; undefined =
-   * `<hostname>:<port>`, known once listening.
+   * `<hostname>:<port>` with the port bound (gateway.ts binds before building).
    */
   readonly replicaName: string | undefined;
 }
@@ -283,7 +283,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
       requestTimeoutMs: requestTimeout.value,
       insecure,
       corsOrigins,
-      usage: usageText === 'on',
+      recordUsage: usageText === 'on',
       dataDir,
       databaseUrl,
       usageRetentionMs: Number.isNaN(retention.value) ? undefined : retention.value,

@@ -38,7 +38,7 @@ export interface GatewayContext {
   /** The config file as the admin API edits it. */
   readonly configStore: ConfigStore;
   /** Undefined with `--usage off`. */
-  readonly usage: UsageRecorder | undefined;
+  readonly usageRecorder: UsageRecorder | undefined;
   /** Health, cooldowns and config shared with other replicas; undefined without MANA_LLM_DATABASE_URL. */
   readonly shared?: SharedState | undefined;
   /** The dashboard's built files served under /ui/ (or why they are not there). */

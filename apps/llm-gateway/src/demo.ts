@@ -93,7 +93,7 @@ async function main({ serve, port }: { serve: boolean; port: number }): Promise<
       insecure: false,
       corsOrigins: [],
       // The demo is throwaway: nothing to keep (with --serve, records go to the temp folder, for the usage API).
-      usage: serve,
+      recordUsage: serve,
       dataDir: join(dir, 'data'),
       databaseUrl: undefined,
       usageRetentionMs: undefined,

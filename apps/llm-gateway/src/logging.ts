@@ -131,7 +131,7 @@ export interface RequestLogFields {
   priority?: string | undefined;
   attempts?: readonly Attempt[] | undefined;
   code?: string | undefined;
-  usage?: Usage | undefined;
+  tokenUsage?: Usage | undefined;
 }
 
 /** The one line logged per request. */
@@ -151,8 +151,8 @@ export function requestLogLine(f: RequestLogFields): Record<string, unknown> {
   if (f.priority !== undefined) line.priority = f.priority;
   if (f.code !== undefined) line.code = f.code;
   if (f.attempts !== undefined) line.attempts = f.attempts.map(attemptLog);
-  if (f.usage !== undefined) {
-    line.tokens = { prompt: f.usage.prompt_tokens, completion: f.usage.completion_tokens, total: f.usage.total_tokens };
+  if (f.tokenUsage !== undefined) {
+    line.tokens = { prompt: f.tokenUsage.prompt_tokens, completion: f.tokenUsage.completion_tokens, total: f.tokenUsage.total_tokens };
   }
   return line;
 }

@@ -10,7 +10,7 @@ import { DEFAULT_CONFIG_PATH, DEFAULT_MAX_BODY_BYTES } from './cli.js';
 import { startGateway, type Gateway } from './gateway.js';
 import { createLogger } from './logging.js';
 import { RouteTable } from './http/route-table.js';
-import { createGatewayServer } from './server.js';
+import { bindGatewayServer, createGatewayServer } from './server.js';
 
 let gateway: Gateway;
 let server: Server;
@@ -30,7 +30,7 @@ beforeAll(async () => {
       requestTimeoutMs: 30_000,
       insecure: false,
       corsOrigins: [],
-      usage: false,
+      recordUsage: false,
       dataDir: 'data',
       databaseUrl: undefined,
       usageRetentionMs: undefined,
@@ -86,6 +86,28 @@ describe('dispatch through the route table', () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
     const missing = await fetch(`${url}/v1/models`);
     expect(missing.status).toBe(404);
-    expect(missing.headers.get('x-request-id')).toBeTruthy();
+    // Generated (the client sent none): a UUID, so the 404 can be found in the log.
+    expect(missing.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const echoed = await fetch(`${url}/v1/models`, { headers: { 'x-request-id': 'trace-404.a:b/c' } });
+    expect(echoed.status).toBe(404);
+    expect(echoed.headers.get('x-request-id')).toBe('trace-404.a:b/c');
+  });
+});
+
+describe('a server bound before the gateway is built', () => {
+  it('closes each connection it accepts, unanswered, until it serves; then the routes answer', async () => {
+    const bound = await bindGatewayServer(0, '127.0.0.1', 30_000);
+    const healthz = `http://127.0.0.1:${bound.address.port}/healthz`;
+    try {
+      // Closed at once: a server that answered nothing would hang here until the timeout.
+      await expect(fetch(healthz, { signal: AbortSignal.timeout(5_000) })).rejects.toThrow('fetch failed');
+      bound.serve(gateway.context);
+      const res = await fetch(healthz);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ status: 'ok' });
+    } finally {
+      bound.server.closeAllConnections();
+      await bound.close();
+    }
   });
 });

@@ -4,6 +4,7 @@
  * route table (`routes/gateway-routes.ts`) with one error funnel.
  */
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { GatewayContext } from './context.js';
 import { errorBody, gatewayError } from './http/errors.js';
 import type { CorsPolicy } from './http/cors.js';
@@ -107,20 +108,16 @@ async function handle(ctx: GatewayContext, table: RouteTable, req: IncomingMessa
   }
 }
 
-export function createGatewayServer(ctx: GatewayContext, requestTimeoutMs: number, table: RouteTable = gatewayRouteTable()): Server {
-  const server = createServer(
-    {
-      headersTimeout: Math.min(SERVER_TIMEOUTS.headersTimeoutMs, requestTimeoutMs),
-      requestTimeout: requestTimeoutMs,
-      connectionsCheckingInterval: SERVER_TIMEOUTS.connectionsCheckingIntervalMs,
-      keepAliveTimeout: SERVER_TIMEOUTS.keepAliveTimeoutMs,
-      maxHeaderSize: MAX_HEADER_BYTES,
-      noDelay: true,
-    },
-    (req, res) => {
-      void handle(ctx, table, req, res, performance.now());
-    },
-  );
+/** The HTTP server with its limits and the answer to malformed requests; no routes yet. */
+function createHttpServer(requestTimeoutMs: number): Server {
+  const server = createServer({
+    headersTimeout: Math.min(SERVER_TIMEOUTS.headersTimeoutMs, requestTimeoutMs),
+    requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: SERVER_TIMEOUTS.connectionsCheckingIntervalMs,
+    keepAliveTimeout: SERVER_TIMEOUTS.keepAliveTimeoutMs,
+    maxHeaderSize: MAX_HEADER_BYTES,
+    noDelay: true,
+  });
   // A malformed request, oversized headers or a request not received in time:
   // answer 400/431/408 and close, never crash.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -141,4 +138,74 @@ export function createGatewayServer(ctx: GatewayContext, requestTimeoutMs: numbe
     );
   });
   return server;
+}
+
+function serveRoutes(server: Server, ctx: GatewayContext, table: RouteTable): void {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    void handle(ctx, table, req, res, performance.now());
+  });
+}
+
+/** A server answering through `table` (default: every gateway route), not listening yet. */
+export function createGatewayServer(ctx: GatewayContext, requestTimeoutMs: number, table: RouteTable = gatewayRouteTable()): Server {
+  const server = createHttpServer(requestTimeoutMs);
+  serveRoutes(server, ctx, table);
+  return server;
+}
+
+/** A server bound to its address that serves nothing yet. */
+export interface BoundServer {
+  readonly server: Server;
+  readonly address: AddressInfo;
+  /** From now on requests reach the gateway's routes (called once, with the context complete). */
+  serve(ctx: GatewayContext): void;
+  /** Stops listening: a start that failed after binding. */
+  close(): Promise<void>;
+}
+
+/**
+ * Binds the address before the gateway is built, so that what is built can
+ * know the port actually bound (`--port 0` lets the system pick it). Until
+ * `serve`, every connection is closed as soon as it is accepted: a client
+ * sees what a port nobody listens on gives it, a failed connection, and no
+ * request ever reaches a gateway still being built.
+ */
+export async function bindGatewayServer(port: number, host: string, requestTimeoutMs: number): Promise<BoundServer> {
+  const server = createHttpServer(requestTimeoutMs);
+  const closeWhileStarting = (socket: Socket): void => {
+    socket.destroy();
+  };
+  server.on('connection', closeWhileStarting);
+  const address = await listen(server, port, host);
+  return {
+    server,
+    address,
+    serve(ctx) {
+      server.off('connection', closeWhileStarting);
+      serveRoutes(server, ctx, gatewayRouteTable());
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      server.off('listening', onListening);
+      reject(
+        new Error(
+          error.code === 'EADDRINUSE'
+            ? `Port ${port} on ${host} is already in use: stop the other process or pass --port.`
+            : `Cannot listen on ${host}:${port}: ${error.message}`,
+        ),
+      );
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
 }

@@ -26,7 +26,7 @@ export async function drainAndClose(
   state: GatewayState,
   graceMs: number,
   logger: Logger,
-  usage?: UsageRecorder,
+  usageRecorder?: UsageRecorder,
 ): Promise<ShutdownResult> {
   const started = performance.now();
   state.ready = false;
@@ -59,8 +59,8 @@ export async function drainAndClose(
   }
   // After the drain: every finished request has queued its record by now.
   try {
-    await usage?.close(USAGE_FLUSH_TIMEOUT_MS);
-    if (usage !== undefined && usage.status.queued > 0) logger.warn({ lost: usage.status.queued }, 'usage records not written at exit');
+    await usageRecorder?.close(USAGE_FLUSH_TIMEOUT_MS);
+    if (usageRecorder !== undefined && usageRecorder.status.queued > 0) logger.warn({ lost: usageRecorder.status.queued }, 'usage records not written at exit');
   } catch (error) {
     logger.warn({ err: { message: (error as Error)?.message } }, 'usage store close failed');
   }

@@ -5,9 +5,10 @@
  */
 
 import type { AttemptReason } from './attempt/attempt-reasons.js';
+import type { Strategy } from './config/strategies.js';
 
 /** How a chain is ordered for one request. */
-export type Strategy = 'failover' | 'round_robin' | 'weighted' | 'least_busy';
+export type { Strategy };
 
 /** What to do when every target of an alias is skipped before any call. */
 export type OnAllUnhealthy = 'fail' | 'try_anyway';

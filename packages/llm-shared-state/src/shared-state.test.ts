@@ -45,6 +45,8 @@ interface Replica {
   readonly cache: HealthCache;
   readonly shared: SharedState;
   readonly notices: ConfigNotice[];
+  /** Starts the shared state, following its config notices as a replica serving version v1. */
+  start(timeoutMs: number): Promise<boolean>;
 }
 
 function replica(name: string, reconcileIntervalMs = 3_000, extra: Partial<SharedStateOptions> = {}): Replica {
@@ -53,15 +55,14 @@ function replica(name: string, reconcileIntervalMs = 3_000, extra: Partial<Share
   const shared = new SharedState({
     ...extra,
     url: postgres.url,
-    replica: () => name,
+    replica: name,
     applyTransition: (t) => cache.applyTransition(t),
-    localConfigVersion: () => 'v1',
-    onConfigChanged: (notice) => notices.push(notice),
     reconcileIntervalMs,
   });
   cache.observeTransitions((t) => shared.publish(t));
   open.push(shared);
-  return { name, cache, shared, notices };
+  const follower = { currentVersion: 'v1', onConfigChanged: (notice: ConfigNotice) => notices.push(notice) };
+  return { name, cache, shared, notices, start: (timeoutMs) => shared.start(timeoutMs, follower) };
 }
 
 const gpuTarget = () => snapshot.aliases.get('mana/fast-text')!.chain[0]!;
@@ -85,8 +86,8 @@ describe('SharedState (real PostgreSQL)', () => {
   it('a breaker opened on A is skipped on B within 100 ms, and B does not announce it again', async () => {
     const a = replica('a');
     const b = replica('b');
-    expect(await a.shared.start(10_000)).toBe(true);
-    expect(await b.shared.start(10_000)).toBe(true);
+    expect(await a.start(10_000)).toBe(true);
+    expect(await b.start(10_000)).toBe(true);
     expect(skips(b)).toBe(false);
     openBreaker(a);
     const ms = await until(() => skips(b), 1_000);
@@ -102,12 +103,12 @@ describe('SharedState (real PostgreSQL)', () => {
 
   it('a replica that starts later reads the current state before start() resolves', async () => {
     const a = replica('a');
-    await a.shared.start(10_000);
+    await a.start(10_000);
     openBreaker(a);
     a.cache.coolDown('gpu/other', Date.now() + 60_000, 'rate_limited');
     await until(() => a.shared.status.published === 2, 2_000);
     const c = replica('c');
-    expect(await c.shared.start(10_000)).toBe(true);
+    expect(await c.start(10_000)).toBe(true);
     expect(skips(c)).toBe(true);
     expect(c.cache.cooldownOf('gpu/other')?.reason).toBe('rate_limited');
   });
@@ -115,7 +116,7 @@ describe('SharedState (real PostgreSQL)', () => {
   it('notifications and rows that fail their checks are dropped, counted, and reported at most once per interval', async () => {
     const reports: { dropped: number; problem: string }[] = [];
     const a = replica('a', 3_000, { onRejected: (report) => reports.push(report), rejectReportIntervalMs: 60_000 });
-    await a.shared.start(10_000);
+    await a.start(10_000);
     const sender = new pg.Client({ connectionString: postgres.url });
     sender.on('error', () => undefined); // a dropped connection fails the query in flight; unheard, it would end the test process
     await sender.connect();
@@ -136,7 +137,7 @@ describe('SharedState (real PostgreSQL)', () => {
       await sender.query(`insert into health_transitions (subject, kind, until, reason, at, replica) values ('target:gpu/small', 'cooldown', 9000000000000000000, 'rate_limited', $1, 'x')`, [at]);
       await a.shared.close(); // a replica starting now reads it
       const b = replica('b', 3_000, { onRejected: (report) => reports.push(report) });
-      await b.shared.start(10_000);
+      await b.start(10_000);
       expect(b.cache.cooldownOf('gpu/small')?.until).toBe(at + 3_600_000);
       expect(skips(b)).toBe(true);
     } finally {
@@ -147,8 +148,8 @@ describe('SharedState (real PostgreSQL)', () => {
   it('config: the seed is kept by the first replica, a swap needs the current version, and others are told', async () => {
     const a = replica('a');
     const b = replica('b');
-    await a.shared.start(10_000);
-    await b.shared.start(10_000);
+    await a.start(10_000);
+    await b.start(10_000);
     const write = (version: string) => ({ version, text: `# ${version}\n${CONFIG}`, source: 'admin', replica: 'a', time: Date.now() });
     const first = await a.shared.readConfig();
     const seeded = await b.shared.seedConfig({ ...write(first?.version ?? 's1'), source: 'startup', replica: 'b' });
@@ -165,8 +166,8 @@ describe('SharedState (real PostgreSQL)', () => {
     if (!postgres.ownsServer) return; // an external server is not this test's to stop
     const a = replica('a', 500);
     const b = replica('b', 500);
-    await a.shared.start(10_000);
-    await b.shared.start(10_000);
+    await a.start(10_000);
+    await b.start(10_000);
     await postgres.pauseServer();
     try {
       await until(() => a.shared.status.state === 'degraded' && b.shared.status.state === 'degraded', 5_000);
@@ -184,7 +185,7 @@ describe('SharedState (real PostgreSQL)', () => {
 
   it('nothing is published or applied after close', async () => {
     const a = replica('a');
-    await a.shared.start(10_000);
+    await a.start(10_000);
     await a.shared.close();
     const t: HealthTransition = { kind: 'cooldown', subject: 'gpu/small', until: Date.now() + 1_000, reason: 'x', at: Date.now() };
     a.shared.publish(t);

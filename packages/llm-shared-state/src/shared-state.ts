@@ -52,13 +52,9 @@ export interface SharedStateOptions {
   /** PostgreSQL URL (a secret: never logged or shown). */
   readonly url: string;
   /** This replica's name, on every row and notification it writes. */
-  readonly replica: () => string;
+  readonly replica: string;
   /** Applies another replica's transition to the local cache (`router.applyHealthTransition`). */
   readonly applyTransition: (transition: HealthTransition) => boolean;
-  /** The version this replica serves, to tell whether the shared one is newer. */
-  readonly localConfigVersion: () => string | undefined;
-  /** The shared config is a version this replica does not serve: fetch and apply it. Must not throw. */
-  readonly onConfigChanged: (notice: ConfigNotice) => void;
   /** State changes and applied transitions, for logs. Must not throw. */
   readonly onStateChange?: (status: SharedStateStatus) => void;
   readonly onApplied?: (shared: SharedTransition) => void;
@@ -71,6 +67,19 @@ export interface SharedStateOptions {
   readonly rejectReportIntervalMs?: number;
   readonly reconcileIntervalMs?: number;
   readonly now?: () => number;
+}
+
+/**
+ * Whoever serves the shared config on this replica (the gateway's config
+ * sync), told of the versions the shared state sees. Given to `start`: the
+ * shared state reads nothing from PostgreSQL before, so nothing is missed,
+ * and the follower may itself be built on this SharedState.
+ */
+export interface SharedConfigFollower {
+  /** The version this replica serves, to tell whether the shared one is newer. */
+  readonly currentVersion: string;
+  /** The shared config is a version this replica does not serve: fetch and apply it. Must not throw. */
+  onConfigChanged(notice: ConfigNotice): void;
 }
 
 export class SharedStateUnavailable extends Error {
@@ -87,6 +96,8 @@ export class SharedState {
   private syncing: Promise<boolean> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Set by `start`, before which no config version is read. */
+  private configFollower: SharedConfigFollower | undefined;
   private state: SharedStateName = 'starting';
   private since: number;
   private lastError: string | null = null;
@@ -113,7 +124,7 @@ export class SharedState {
   get status(): SharedStateStatus {
     return {
       state: this.state,
-      replica: this.options.replica(),
+      replica: this.options.replica,
       since: this.since,
       lastError: this.lastError,
       published: this.published,
@@ -128,9 +139,11 @@ export class SharedState {
   /**
    * Connects, listens and reads the current state. Resolves true once that is
    * done, or false after `timeoutMs` (the replica then starts on its own
-   * state, degraded, and keeps retrying in the background).
+   * state, degraded, and keeps retrying in the background). From now on
+   * `config` is told of every shared config version seen.
    */
-  async start(timeoutMs: number): Promise<boolean> {
+  async start(timeoutMs: number, config: SharedConfigFollower): Promise<boolean> {
+    this.configFollower = config;
     const interval = this.options.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS;
     this.timer = setInterval(() => void this.sync(), interval);
     this.timer.unref();
@@ -190,14 +203,15 @@ export class SharedState {
     const shared = decodePayload(payload, this.now());
     if (!shared.ok) return this.reject(shared.problem);
     // Our own announcement coming back: already in our cache, and re-applying could only echo.
-    if (shared.value.replica === this.options.replica()) return;
+    if (shared.value.replica === this.options.replica) return;
     this.apply(shared.value);
   }
 
   /** A config version seen (notified, or read by a round): fetched when it is not the one this replica serves. */
   private configHead(head: Received<ConfigNotice>): void {
     if (!head.ok) return this.reject(head.problem);
-    if (head.value.version !== this.options.localConfigVersion()) this.options.onConfigChanged(head.value);
+    const follower = this.configFollower;
+    if (follower !== undefined && head.value.version !== follower.currentVersion) follower.onConfigChanged(head.value);
   }
 
   private reject(problem: string): void {
@@ -253,7 +267,7 @@ export class SharedState {
     while (this.pending.size > 0 && !this.closed) {
       // Entries stay queued until written, so `pending` counts them while PostgreSQL is slow.
       const batch = [...this.pending.entries()];
-      const replica = this.options.replica();
+      const replica = this.options.replica;
       try {
         const db = await this.db();
         await publishTransitions(db, batch.map(([, transition]): SharedTransition => ({ transition, replica })));

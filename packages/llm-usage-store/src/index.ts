@@ -15,7 +15,7 @@ export type { BatchSink, BatchWriterOptions, BatchWriterStatus } from './batch-w
 export { recordBatch } from './record-block.js';
 export type { RecordBatch, RecordBlock } from './record-block.js';
 export { WorkerSink, workerAvailable } from './worker-sink.js';
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './query-requests.js';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page-size.js';
 export { SUMMARY_GROUPS } from './query-summary.js';
 export { DEFAULT_CONFIG_PAGE_SIZE, MAX_CONFIG_PAGE_SIZE, MAX_CONFIG_VERSIONS, addConfigVersionIn } from './config-versions.js';
 export type { ConfigVersionEntry, ConfigVersionInput, ConfigVersionPage, ConfigVersionWithPredecessor, StoredConfigVersion } from './config-versions.js';

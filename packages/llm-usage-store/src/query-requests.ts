@@ -7,10 +7,8 @@ import type { UsageDatabase, UsageRequestsTable } from './schema.js';
 import { attemptsOfRows } from './stored-attempts.js';
 import type { AttemptRecord, PlannedTarget, RequestFilter, RequestPage, RequestPageQuery, StoredRequest } from './types.js';
 import { keysetPage, pageLimit, pageOf } from './cursor.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page-size.js';
 import { UsageQueryError } from './usage-query-error.js';
-
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 500;
 
 type RequestQuery = SelectQueryBuilder<UsageDatabase, 'usage_requests', object>;
 

@@ -6,11 +6,10 @@
  * a 412, shown with a way to reload the current version and redo the edit.
  * Errors are shown next to the field they concern.
  */
+import { STRATEGIES } from '@mana/llm-router/strategies';
 import { useState } from 'preact/hooks';
 import { ApiError, call, namePath } from '../api.js';
 import type { AdminAlias, AdminProvider } from '../types.js';
-
-export const STRATEGIES = ['failover', 'round_robin', 'weighted', 'least_busy'] as const;
 
 interface TargetRow {
   readonly key: number;

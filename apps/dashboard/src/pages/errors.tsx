@@ -2,6 +2,7 @@
  * Errors: failed requests and failed-over attempts of a window, grouped by
  * target and reason (the usage API's error view, newest 500).
  */
+import { MAX_PAGE_SIZE } from '@mana/llm-usage-store/page-size';
 import { useMemo, useState } from 'preact/hooks';
 import { get, query } from '../api.js';
 import { WindowSelect, windowById } from '../components/window-select.js';
@@ -10,7 +11,7 @@ import { formatInt, formatTime } from '../format.js';
 import type { RequestPage, StoredRequest } from '../types.js';
 import { usePoll } from '../use-poll.js';
 
-const MAX_ROWS = 500; // the usage API's largest page
+const MAX_ROWS = MAX_PAGE_SIZE; // the usage API's largest page
 
 interface Group {
   readonly target: string;

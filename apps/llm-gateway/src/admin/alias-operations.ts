@@ -4,8 +4,10 @@
  * the store's queue), so guards see the current file, never a stale copy.
  */
 import { splitTarget } from '@mana/llm-router';
+import { isPlainObject } from '../plain-object.js';
 import { AdminFailure } from './admin-failure.js';
 import { aliasPatchBase, aliasSpecFromBody, aliasSpecFromYaml, aliasView, aliasYaml, isRequiredAlias, type AliasSpec } from './alias-resource.js';
+import { mergePatchOf } from './body-checks.js';
 import type { ConfigStore, CurrentConfig, WriteOutcome, WriteRequest } from './config-store.js';
 import { applyMergePatch } from './merge-patch.js';
 import { removeEntry, setEntry } from './yaml-edit.js';
@@ -18,7 +20,7 @@ export interface Answer {
 
 export function sectionOf(data: Record<string, unknown>, section: 'aliases' | 'providers'): Record<string, unknown> {
   const value = data[section];
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return isPlainObject(value) ? value : {};
 }
 
 function specOf(current: CurrentConfig, name: string): AliasSpec | undefined {
@@ -86,16 +88,13 @@ export async function putAlias(store: ConfigStore, request: WriteRequest, name: 
   return (await writeAlias(store, request, name, providers, () => spec)).answer;
 }
 
-export async function patchAlias(store: ConfigStore, request: WriteRequest, name: string, patch: unknown, providers: () => Iterable<string>): Promise<Answer> {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-    throw new AdminFailure('invalid_request', 'A PATCH body is a JSON merge patch: a JSON object.');
-  }
-  const p = patch as Record<string, unknown>;
+export async function patchAlias(store: ConfigStore, request: WriteRequest, name: string, body: unknown, providers: () => Iterable<string>): Promise<Answer> {
+  const patch = mergePatchOf(body);
   const result = await writeAlias(store, request, name, providers, (existing) => {
     if (existing === undefined) throw notFound(name);
     const base = aliasPatchBase(existing);
     // `targets` / `target` in a patch replace the chain, as `chain` would.
-    if (p.targets !== undefined || p.target !== undefined) delete base.chain;
+    if (patch.targets !== undefined || patch.target !== undefined) delete base.chain;
     return aliasSpecFromBody(applyMergePatch(base, patch), name);
   });
   return result.answer;

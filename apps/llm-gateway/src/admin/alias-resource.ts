@@ -10,6 +10,7 @@
 import { MANA_LLM_ALIASES } from '@mana/llm-aliases';
 import { ALIAS_KEYS, TARGET_KEYS } from '@mana/llm-router';
 import { AdminFailure } from './admin-failure.js';
+import { checkBodyName } from './body-checks.js';
 import { targetDigest } from './target-digest.js';
 import { isPlainObject } from '../plain-object.js';
 
@@ -58,9 +59,7 @@ export function aliasSpecFromBody(body: unknown, name: string): AliasSpec {
   for (const key of Object.keys(body)) {
     if (!ALIAS_FIELDS.includes(key) && !READ_ONLY_FIELDS.includes(key)) throw unknownField(key, ALIAS_FIELDS);
   }
-  if (body.name !== undefined && body.name !== name) {
-    throw new AdminFailure('invalid_request', `The body names "${String(body.name).slice(0, 100)}", the path "${name}".`, { param: 'name' });
-  }
+  checkBodyName(body.name, name);
   const given = ['chain', 'targets', 'target'].filter((key) => body[key] !== undefined);
   if (given.length > 1) throw new AdminFailure('invalid_request', `Send one of chain, targets or target, not ${given.join(' and ')}.`, { param: given[1] });
   const field = given[0] ?? 'chain';

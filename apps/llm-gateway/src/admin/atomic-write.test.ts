@@ -49,10 +49,14 @@ describe('assertWritable', () => {
     await expect(assertWritable(path)).rejects.toBeInstanceOf(ReadOnlyError);
   });
 
-  it('a writable file and a missing one pass', async () => {
+  it('a writable file and a missing one pass, and the check itself changes nothing on disk', async () => {
     const { dir, path } = await dirWith('old\n', 0o644);
     await expect(assertWritable(path)).resolves.toBeUndefined();
     await expect(assertWritable(join(dir, 'new.yaml'))).resolves.toBeUndefined();
+    // Only a check: the file keeps its content and mode, no probe or temporary file is left, the missing one is not created.
+    expect(await readFile(path, 'utf8')).toBe('old\n');
+    expect((await stat(path)).mode & 0o777).toBe(0o644);
+    expect(await readdir(dir)).toEqual(['aliases.yaml']);
   });
 });
 

@@ -6,8 +6,10 @@
  */
 import type { ConfigSnapshot } from '@mana/llm-router';
 import { AdminFailure } from './admin-failure.js';
+import { isPlainObject } from '../plain-object.js';
 import { aliasesUsing } from './alias-resource.js';
 import { sectionOf, type Answer } from './alias-operations.js';
+import { mergePatchOf } from './body-checks.js';
 import type { ConfigStore, CurrentConfig, WriteOutcome, WriteRequest } from './config-store.js';
 import { applyMergePatch } from './merge-patch.js';
 import { isBuiltInProvider, providerFieldsFromBody, providerView, providerWrite } from './provider-resource.js';
@@ -49,7 +51,7 @@ export async function writeProvider(
   let created = false;
   const outcome = await store.write(request, (current) => {
     const raw = sectionOf(current.data, 'providers')[name];
-    const existing = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+    const existing = isPlainObject(raw) ? raw : undefined;
     created = !exists(current, name);
     if (created) {
       const shadowed = Object.keys(sectionOf(current.data, 'aliases')).filter((alias) => alias.startsWith(`${name}/`));
@@ -72,10 +74,8 @@ export async function putProvider(store: ConfigStore, request: WriteRequest, nam
   return (await writeProvider(store, request, name, () => fields)).answer;
 }
 
-export async function patchProvider(store: ConfigStore, request: WriteRequest, name: string, patch: unknown): Promise<Answer> {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-    throw new AdminFailure('invalid_request', 'A PATCH body is a JSON merge patch: a JSON object.');
-  }
+export async function patchProvider(store: ConfigStore, request: WriteRequest, name: string, body: unknown): Promise<Answer> {
+  const patch = mergePatchOf(body);
   providerFieldsFromBody(patch, name); // unknown fields → 400 before anything is read
   const result = await writeProvider(store, request, name, (existing, current) => {
     if (!exists(current, name)) throw notFound(name);

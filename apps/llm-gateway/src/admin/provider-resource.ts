@@ -6,6 +6,7 @@
  */
 import { BUILT_IN_PROVIDERS, PROVIDER_KEYS, envReferenceName, isCredentialHeader, redactUrl, type ProviderConfig } from '@mana/llm-router';
 import { AdminFailure } from './admin-failure.js';
+import { checkBodyName } from './body-checks.js';
 import { storeApiKey, storeCredentialHeader, variablesInUse, type StoredKey } from './secrets-writer.js';
 import { isPlainObject } from '../plain-object.js';
 
@@ -38,7 +39,7 @@ export function providerFieldsFromBody(body: unknown, name: string): Record<stri
       throw new AdminFailure('unknown_field', `Unknown field "${key.slice(0, 100)}" (allowed: ${PROVIDER_FIELDS.join(', ')}).`, { param: key.slice(0, 100) });
     }
     if (key === 'name') {
-      if (value !== name) throw new AdminFailure('invalid_request', `The body names "${String(value).slice(0, 100)}", the path "${name}".`, { param: 'name' });
+      checkBodyName(value, name);
       continue;
     }
     if (value !== null && value !== undefined) out[key] = value;

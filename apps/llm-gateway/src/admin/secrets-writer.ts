@@ -15,6 +15,7 @@
  */
 import { SECRET_NAME, envReferenceName, envReferences, secretsPathFor } from '@mana/llm-router';
 import { writeFileAtomic } from './atomic-write.js';
+import { isPlainObject } from '../plain-object.js';
 
 /** Longest API key or credential header value accepted: 4 KB (real keys are under 200 bytes). */
 export const MAX_API_KEY_BYTES = 4096;
@@ -73,9 +74,9 @@ export function variablesInUse(data: unknown, except: string): Set<string> {
       for (const name of envReferences(value)) names.add(name);
     } else if (Array.isArray(value)) {
       pending.push(...value);
-    } else if (typeof value === 'object' && value !== null) {
+    } else if (isPlainObject(value)) {
       for (const [key, item] of Object.entries(value)) {
-        if (value === data && key === 'providers' && typeof item === 'object' && item !== null) {
+        if (value === data && key === 'providers' && isPlainObject(item)) {
           for (const [provider, entry] of Object.entries(item)) if (provider !== except) pending.push(entry);
         } else {
           pending.push(item);

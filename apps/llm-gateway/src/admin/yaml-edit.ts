@@ -32,7 +32,7 @@ interface Splice {
 /** The config's data as plain values (maps → objects). */
 export function configData(text: string): Record<string, unknown> {
   const data: unknown = parseDocument(text).toJS({ maxAliasCount: 100 });
-  return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  return isPlainObject(data) ? data : {};
 }
 
 /** `text` with `section.name` set to `value` (created at the end of the section if absent). */

@@ -220,6 +220,24 @@ describe('bad input: a 4xx with a stable code, never a 5xx, never a write', () =
     expect(await file()).toBe(before);
   });
 
+  it('aliases and providers refuse a PATCH that is not an object, and a body naming another resource, with the same answer', async () => {
+    const before = await file();
+    for (const path of ['/admin/aliases/mana/fast-text', '/admin/providers/ok']) {
+      for (const raw of ['[1]', '"x"', 'null']) {
+        const res = await admin(path, { method: 'PATCH', raw });
+        expect(res.status, `${path} ${raw}`).toBe(400);
+        expect(res.body.error).toMatchObject({ code: 'invalid_request', message: 'A PATCH body is a JSON merge patch: a JSON object.' });
+      }
+    }
+    const alias = await admin('/admin/aliases/mana/y', { method: 'PUT', body: { name: 'mana/z', chain: ['ok/m'] } });
+    const provider = await admin('/admin/providers/extra', { method: 'PUT', body: { name: 'other', type: 'openai', base_url: 'http://127.0.0.1:9/v1' } });
+    expect(alias.status).toBe(400);
+    expect(alias.body.error).toMatchObject({ code: 'invalid_request', param: 'name', message: 'The body names "mana/z", the path "mana/y".' });
+    expect(provider.status).toBe(400);
+    expect(provider.body.error).toMatchObject({ code: 'invalid_request', param: 'name', message: 'The body names "other", the path "extra".' });
+    expect(await file()).toBe(before);
+  });
+
   it('the invalid_config answer carries the loader message (file, line, alias)', async () => {
     const res = await admin('/admin/aliases/mana/y', { method: 'PUT', body: { chain: ['nope/m'] } });
     expect(res.body.error.message).toMatch(new RegExp(`^invalid config at ${gw.configPath} line \\d+ \\(alias mana/y\\): unknown provider "nope"`));

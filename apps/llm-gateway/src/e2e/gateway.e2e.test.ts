@@ -215,7 +215,11 @@ describe('errors', () => {
     const json = await jsonOf(res);
     expect(json.error).toMatchObject({ type: 'invalid_request_error', code });
     expect(typeof json.error.message).toBe('string');
-    expect(res.headers.get('x-request-id')).toBeTruthy();
+    // A generated id (the client sent none) that finds this refusal's log line.
+    const requestId = res.headers.get('x-request-id');
+    expect(requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const line = await gw.waitForLog((l) => l.msg === 'request' && l.req_id === requestId);
+    expect(line).toMatchObject({ status, code, path: '/v1/chat/completions' });
   });
 
   it('invalid UTF-8 anywhere in the body → 400 invalid_utf8, nothing sent upstream', async () => {

@@ -4,8 +4,9 @@
  * (MANA_LLM_DATABASE_URL; a throwaway cluster or MANA_LLM_TEST_DATABASE_URL).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pgDriver from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, startTestPostgres, waitUntil, type FakeUpstream, type TestPostgres } from '@mana/llm-testkit';
 import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
@@ -95,6 +96,25 @@ describe.each(['sqlite', 'postgres'] as const)('usage recording on %s', (engine)
       ['b/m2', 1, 0],
       ['a/m1', 0, 1],
     ]);
+  });
+
+  it('without --replica-name the replica is <hostname>:<port>, the port bound for --port 0: on records, in /v1/health and on the shared config row it seeded', async () => {
+    const name = `${hostname()}:${gw.port}`;
+    expect((await storedRequests(gw, 1)).map((r: Json) => r.replica)).toEqual([name]);
+    const health = (await (await fetch(`${gw.url}/v1/health`)).json()) as Json;
+    if (pg === undefined) {
+      expect(health.shared).toEqual({ state: 'off' });
+      return;
+    }
+    expect(health.shared.replica).toBe(name);
+    const client = new pgDriver.Client({ connectionString: pg.url });
+    await client.connect();
+    try {
+      // Seeded at start, before the first request could reach this replica.
+      expect((await client.query('select replica from shared_config')).rows).toEqual([{ replica: name }]);
+    } finally {
+      await client.end();
+    }
   });
 
   it('tokens and cost of streams too, whether or not the client asked for usage; the client sees only what it asked for', async () => {

@@ -32,10 +32,11 @@ export function sendJson(res: ServerResponse, state: ResponseState, status: numb
   sendText(res, state, status, 'application/json', JSON.stringify(value), headers);
 }
 
-export function sendError(res: ServerResponse, state: ResponseState, error: GatewayError, headers: Headers): void {
+/** An error with its status and Retry-After; its body OpenAI-shaped unless `encode` writes another API's. */
+export function sendError(res: ServerResponse, state: ResponseState, error: GatewayError, headers: Headers, encode: (error: GatewayError) => string = errorBody): void {
   const retryAfter = error.outcome?.retryAfterSeconds;
   if (retryAfter !== undefined) headers['retry-after'] = retryAfter;
-  sendText(res, state, error.status, 'application/json', errorBody(error), headers);
+  sendText(res, state, error.status, 'application/json', encode(error), headers);
 }
 
 /** A client that reads nothing of a stream for this long is disconnected. */

@@ -33,9 +33,18 @@ describe('RouteTable', () => {
 
   it('anything else is not found', () => {
     expect(table.match('GET', '/v2/models')).toEqual({ kind: 'not_found' });
-    expect(table.match('GET', '/v1/models/')).toMatchObject({ kind: 'route', params: { id: '' } });
     expect(table.match('GET', '/v1/model')).toEqual({ kind: 'not_found' });
+    // A :param prefix ends with its slash: a longer word is another path, not a param.
+    expect(table.match('GET', '/v1/modelsx')).toEqual({ kind: 'not_found' });
+    expect(table.match('GET', '/V1/MODELS')).toEqual({ kind: 'not_found' });
+    expect(table.match('GET', '/healthz/')).toEqual({ kind: 'not_found' });
+    expect(table.match('GET', '')).toEqual({ kind: 'not_found' });
     expect(table.allowed('/nothing')).toBeUndefined();
+    expect(table.allowed('/v1/modelsx')).toBeUndefined();
+  });
+
+  it('an empty :param still reaches its route, which answers for the empty name itself', () => {
+    expect(table.match('GET', '/v1/models/')).toMatchObject({ kind: 'route', route: model, params: { id: '' } });
   });
 
   it('refuses a route declared twice and a :param that is not last', () => {

@@ -12,7 +12,7 @@
  * Everything runs on the queue that orders reloads and writes.
  */
 import { isRouterError, parseConfig, readConfigFile, readSecretsFile, withSecrets, type ConfigSnapshot, type Env, type ReloadResult } from '@mana/llm-router';
-import { SharedStateUnavailable, type SharedConfig, type SharedState } from '@mana/llm-shared-state';
+import { SharedStateUnavailable, type SharedConfig, type SharedConfigFollower, type SharedState } from '@mana/llm-shared-state';
 import { AdminFailure } from '../admin/admin-failure.js';
 import { versionOf, type SharedConfigAccess } from '../admin/config-store.js';
 import type { Logger } from '../logging.js';
@@ -26,12 +26,13 @@ export interface SharedConfigSyncOptions {
   readonly env: Env;
   readonly serial: SerialQueue;
   readonly logger: Logger;
-  readonly replica: () => string;
+  /** This replica's name, on the shared config rows it writes. */
+  readonly replica: string;
   /** Swaps a validated snapshot in (the router's applyConfig). */
   readonly apply: (snapshot: ConfigSnapshot) => void;
 }
 
-export class SharedConfigSync implements SharedConfigAccess {
+export class SharedConfigSync implements SharedConfigAccess, SharedConfigFollower {
   private text: string;
   private version: string;
   /** A shared version that does not parse here (e.g. a variable this replica lacks): logged once, not every round. */
@@ -47,6 +48,11 @@ export class SharedConfigSync implements SharedConfigAccess {
   /** The version this replica serves. */
   get currentVersion(): string {
     return this.version;
+  }
+
+  /** The shared state saw a version this replica does not serve (a notification or a reconciliation round). */
+  onConfigChanged(): void {
+    void this.pull('notification');
   }
 
   current(): string {
@@ -71,7 +77,7 @@ export class SharedConfigSync implements SharedConfigAccess {
 
   async swap(expectedVersion: string, text: string, source: 'admin' | 'rollback'): Promise<boolean> {
     try {
-      const result = await this.options.shared.swapConfig(expectedVersion, { version: versionOf(text), text, source, replica: this.options.replica(), time: Date.now() });
+      const result = await this.options.shared.swapConfig(expectedVersion, { version: versionOf(text), text, source, replica: this.options.replica, time: Date.now() });
       return result.ok;
     } catch (error) {
       if (error instanceof SharedStateUnavailable) {
@@ -111,7 +117,7 @@ export class SharedConfigSync implements SharedConfigAccess {
   private async head(): Promise<SharedConfig> {
     const stored = await this.options.shared.readConfig();
     if (stored !== undefined) return stored;
-    return this.options.shared.seedConfig({ version: this.version, text: this.text, source: 'startup', replica: this.options.replica(), time: Date.now() });
+    return this.options.shared.seedConfig({ version: this.version, text: this.text, source: 'startup', replica: this.options.replica, time: Date.now() });
   }
 
   private async pullNow(why: string): Promise<boolean> {

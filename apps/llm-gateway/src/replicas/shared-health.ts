@@ -7,15 +7,13 @@
 import type { Router } from '@mana/llm-router';
 import { SharedState, type SharedStateStatus } from '@mana/llm-shared-state';
 import type { Logger } from '../logging.js';
-import type { SharedConfigSync } from './shared-config-sync.js';
 
 export interface SharedHealthOptions {
   readonly url: string;
   readonly router: Pick<Router, 'observeHealthTransitions' | 'applyHealthTransition'>;
   readonly logger: Logger;
-  readonly replica: () => string;
-  /** The shared config (set once it exists; notifications before that are read at its start). */
-  readonly config: () => SharedConfigSync | undefined;
+  /** This replica's name (`--replica-name`, else `<hostname>:<port>`). */
+  readonly replica: string;
 }
 
 export function createSharedState(options: SharedHealthOptions): SharedState {
@@ -24,8 +22,6 @@ export function createSharedState(options: SharedHealthOptions): SharedState {
     url: options.url,
     replica: options.replica,
     applyTransition: (transition) => router.applyHealthTransition(transition),
-    localConfigVersion: () => options.config()?.currentVersion,
-    onConfigChanged: () => void options.config()?.pull('notification'),
     onApplied: ({ transition: t, replica }) => {
       if (t.kind === 'provider_healthy') logger.info({ provider: t.subject, healthy: true, from: replica }, 'provider healthy (seen by another replica)');
       else if (t.kind === 'provider_unhealthy') logger.warn({ provider: t.subject, healthy: false, reason: t.reason, until: new Date(t.until).toISOString(), from: replica }, 'provider unhealthy (seen by another replica)');

@@ -14,6 +14,7 @@ import { AdminFailure } from '../admin/admin-failure.js';
 import type { Answer } from '../admin/alias-operations.js';
 import { redactedConfigText } from '../admin/config-view.js';
 import type { GatewayContext } from '../context.js';
+import { isPlainObject } from '../plain-object.js';
 import type { Route } from '../http/route-table.js';
 import { adminBody, answerAdmin, writeRequest } from './admin-resources.js';
 import { paramsOf } from '../http/url.js';
@@ -27,12 +28,12 @@ const HISTORY = '/admin/config/history';
 
 /** Runs `work` on the usage store, answering its failures with the usage API's codes. */
 async function withStore<T>(ctx: GatewayContext, work: (store: UsageStore) => Promise<T>): Promise<T> {
-  const usage = ctx.usage;
-  if (usage === undefined) throw new AdminFailure('usage_disabled', 'Usage recording is off (--usage off), and the config history with it.');
+  const recorder = ctx.usageRecorder;
+  if (recorder === undefined) throw new AdminFailure('usage_disabled', 'Usage recording is off (--usage off), and the config history with it.');
   try {
     // Configs applied just before this call are queued for the store: wait for them.
-    await usage.configRecorded();
-    return await work(usage.store);
+    await recorder.configRecorded();
+    return await work(recorder.store);
   } catch (error) {
     const failure = usageStoreFailure(ctx, error, 'config history query failed');
     throw new AdminFailure(failure.code, failure.message, { param: failure.param });
@@ -102,7 +103,7 @@ async function showVersion(ctx: GatewayContext, version: string): Promise<Answer
 }
 
 function requestedVersion(body: unknown): string {
-  const version = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).version : undefined;
+  const version = isPlainObject(body) ? body.version : undefined;
   if (typeof version !== 'string') throw new AdminFailure('invalid_request', 'The body must be a JSON object with the version to roll back to: {"version": "…"}.', { param: 'version' });
   return version;
 }

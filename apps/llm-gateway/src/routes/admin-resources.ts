@@ -21,7 +21,7 @@ import type { GatewayError } from '../http/errors.js';
 import { discardBodyThenClose } from '../http/linger.js';
 import { sendError, sendJson, type Headers } from '../http/respond.js';
 import type { Route, RouteHandler } from '../http/route-table.js';
-import { isJsonContentType } from './chat-completions.js';
+import { isJsonContentType } from '../http/request-headers.js';
 import { pathOf } from '../http/url.js';
 
 /** How a refusal is written: the gateway's OpenAI-shaped error, or another API's shape (LiteLLM's). */

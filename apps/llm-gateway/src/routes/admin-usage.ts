@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { paramsOf } from '../http/url.js';
 import {
   isUsageQueryError,
+  MAX_PAGE_SIZE,
   SUMMARY_GROUPS,
   type RequestPage,
   type RequestPageQuery,
@@ -83,7 +84,7 @@ function flag(params: Params, name: string): boolean | undefined {
 function pageQuery(params: Params): RequestPageQuery {
   const since = time(params, 'since');
   const until = time(params, 'until');
-  const limit = integer(params, 'limit', 1, 500);
+  const limit = integer(params, 'limit', 1, MAX_PAGE_SIZE);
   const cursor = text(params, 'cursor');
   const alias = text(params, 'alias');
   const target = text(params, 'target');
@@ -154,7 +155,7 @@ export function usageStoreFailure(ctx: GatewayContext, error: unknown, logMessag
 
 async function answer(ctx: GatewayContext, res: ServerResponse, requestId: string, work: () => Promise<unknown>): Promise<void> {
   const headers = { 'x-request-id': requestId, 'cache-control': 'no-store' };
-  if (ctx.usage === undefined) {
+  if (ctx.usageRecorder === undefined) {
     return sendError(res, ctx.state, gatewayError('usage_disabled', 'Usage recording is off (--usage off).'), headers);
   }
   let body: unknown;
@@ -167,11 +168,11 @@ async function answer(ctx: GatewayContext, res: ServerResponse, requestId: strin
 }
 
 export function handleUsageRequests(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-  return answer(ctx, res, requestId, async () => pageJson(await ctx.usage!.store.requests(pageQuery(paramsOf(req)))));
+  return answer(ctx, res, requestId, async () => pageJson(await ctx.usageRecorder!.store.requests(pageQuery(paramsOf(req)))));
 }
 
 export function handleUsageErrors(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-  return answer(ctx, res, requestId, async () => pageJson(await ctx.usage!.store.errors(pageQuery(paramsOf(req)))));
+  return answer(ctx, res, requestId, async () => pageJson(await ctx.usageRecorder!.store.errors(pageQuery(paramsOf(req)))));
 }
 
 export function handleUsageSummary(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
@@ -181,7 +182,7 @@ export function handleUsageSummary(ctx: GatewayContext, req: IncomingMessage, re
     if (!SUMMARY_GROUPS.includes(groupBy)) throw new BadParam('group_by', `group_by must be one of ${SUMMARY_GROUPS.join(', ')}.`);
     const until = time(params, 'until');
     const since = time(params, 'since') ?? (until ?? Date.now()) - DEFAULT_SUMMARY_WINDOW_MS;
-    const rows = await ctx.usage!.store.summary({ groupBy, since, until });
+    const rows = await ctx.usageRecorder!.store.summary({ groupBy, since, until });
     return {
       object: 'usage.summary',
       group_by: groupBy,

@@ -20,7 +20,7 @@ export class Exchange {
   priority: Priority | undefined = undefined;
   /** What the router reported (on its result or its error); undefined before routing. */
   outcome: RequestOutcome | undefined = undefined;
-  usage: Usage | undefined = undefined;
+  tokenUsage: Usage | undefined = undefined;
   ttfbAt: number | undefined = undefined;
 
   constructor(
@@ -62,7 +62,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
     durationSeconds: (now - ex.startedAt) / 1000,
     ttfbSeconds: ex.ttfbAt === undefined ? undefined : (ex.ttfbAt - ex.startedAt) / 1000,
   });
-  if (ctx.usage !== undefined) {
+  if (ctx.usageRecorder !== undefined) {
     const record = usageRecord(
       {
         requestId: ex.requestId,
@@ -72,15 +72,15 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
         stream: ex.stream,
         priority: ex.priority,
         outcome: o,
-        usage: ex.usage,
+        tokenUsage: ex.tokenUsage,
         durationMs: now - ex.startedAt,
         ttfbMs: ex.ttfbAt === undefined ? undefined : ex.ttfbAt - ex.startedAt,
         authorization: req.headers.authorization,
       },
       Date.now(),
-      ctx.usage.replica,
+      ctx.usageRecorder.replica,
     );
-    ctx.usage.record(record);
+    ctx.usageRecorder.record(record);
     ctx.metrics.usageRecorded(alias, record);
   }
   const level = status >= 500 && status !== 499 ? 'warn' : 'info';
@@ -100,7 +100,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
       priority: ex.priority,
       attempts: o?.attempts,
       code: ex.code,
-      usage: ex.usage,
+      tokenUsage: ex.tokenUsage,
     }),
     'request',
   );

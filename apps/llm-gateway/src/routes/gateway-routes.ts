@@ -10,20 +10,26 @@ import { ADMIN_RESOURCE_ROUTES } from './admin-resources.js';
 import { LITELLM_MODEL_ROUTES } from './litellm-models.js';
 import { handleAliases } from './aliases.js';
 import { handleUsageErrors, handleUsageRequests, handleUsageSummary } from './admin-usage.js';
-import { CHAT_COMPLETIONS, EMBEDDINGS, handleRouted, refuseRouted, type RoutedEndpoint } from './chat-completions.js';
+import { CHAT_COMPLETIONS } from './chat-completions.js';
 import { DASHBOARD_ROUTES } from './dashboard.js';
+import { EMBEDDINGS } from './embeddings.js';
 import { handleHealth, handleProbeNow } from './health.js';
 import { handleMetrics } from './metrics.js';
 import { handleModel, handleModels } from './models.js';
 import { handleHealthz, handleReadyz } from './probes.js';
+import { handleRouted, refuseRouted } from './routed-pipeline.js';
+import type { InboundCodec } from './inbound-codec.js';
 
-/** A route through the router (chat completions, embeddings): it counts and logs every request itself, refusals included. */
-function routed(endpoint: RoutedEndpoint): Omit<Route, 'path'> {
+/**
+ * A route through the router (chat completions, embeddings, the next API's
+ * codec): it counts and logs every request itself, refusals included.
+ */
+export function routed(codec: InboundCodec): Omit<Route, 'path'> {
   return {
     method: 'POST',
     auth: 'api_key',
-    handler: (ctx, req, res, requestId, _params, startedAt) => handleRouted(endpoint, ctx, req, res, requestId, startedAt),
-    refused: (ctx, req, res, requestId, startedAt, error) => refuseRouted(endpoint, ctx, req, res, requestId, startedAt, error),
+    handler: (ctx, req, res, requestId, _params, startedAt) => handleRouted(codec, ctx, req, res, requestId, startedAt),
+    refused: (ctx, req, res, requestId, startedAt, error) => refuseRouted(codec, ctx, req, res, requestId, startedAt, error),
     logsItself: true,
   };
 }

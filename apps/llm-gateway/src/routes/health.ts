@@ -47,8 +47,8 @@ export function handleHealth(ctx: GatewayContext, res: ServerResponse, requestId
 }
 
 function usageHealth(ctx: GatewayContext) {
-  if (ctx.usage === undefined) return { status: 'off' as const };
-  const s = ctx.usage.status;
+  if (ctx.usageRecorder === undefined) return { status: 'off' as const };
+  const s = ctx.usageRecorder.status;
   return {
     status: s.failing ? ('failing' as const) : ('ok' as const),
     store: s.store,

@@ -6,9 +6,10 @@ import type { ServerResponse } from 'node:http';
 import { isRouterError, type StreamResult } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
 import type { ClientAbort } from '../http/client-abort.js';
-import { errorBody, fromRouterError, gatewayError } from '../http/errors.js';
+import { fromRouterError, gatewayError } from '../http/errors.js';
 import { drained, type Headers } from '../http/respond.js';
 import type { Exchange } from './exchange.js';
+import type { StreamEncoder } from './inbound-codec.js';
 
 // A named function rather than a closure per event: the SSE loop is the hot path.
 function uncork(res: ServerResponse): void {
@@ -32,6 +33,8 @@ export async function relayStream(
   result: StreamResult,
   headers: Headers,
   signal: ClientAbort,
+  /** Writes the events, the end and a failure as the API's SSE frames. */
+  encoder: StreamEncoder,
 ): Promise<void> {
   headers['content-type'] = 'text/event-stream; charset=utf-8';
   headers['cache-control'] = 'no-cache';
@@ -46,24 +49,24 @@ export async function relayStream(
       // Events parsed from one upstream read arrive in the same tick: corking until
       // the next tick sends them in one write instead of one syscall per event.
       res.cork();
-      const ok = res.write(`data: ${event}\n\n`);
+      const ok = res.write(encoder.event(event));
       process.nextTick(uncork, res);
       if (!ok) await drained(res);
     }
   } catch (error) {
-    ex.usage = result.usage;
+    ex.tokenUsage = result.usage;
     if (signal.aborted || res.destroyed) return ex.clientClosed();
     // The first byte is out, so the target can no longer change: end the stream
-    // with an explicit error event (no [DONE]) so the client cannot mistake a
-    // truncated answer for a complete one.
+    // with an explicit error event so the client cannot mistake a truncated
+    // answer for a complete one.
     const gwError = isRouterError(error)
       ? fromRouterError(error, ex.model)
       : gatewayError('stream_interrupted', 'The upstream stream failed.');
     ex.code = gwError.code;
-    res.end(`data: ${errorBody(gwError)}\n\n`);
+    res.end(encoder.failed(gwError));
     return;
   }
-  ex.usage = result.usage;
+  ex.tokenUsage = result.usage;
   if (signal.aborted || res.destroyed) return ex.clientClosed();
-  res.end('data: [DONE]\n\n');
+  res.end(encoder.end(result));
 }

@@ -20,16 +20,17 @@ export interface ConfigHistoryFeed {
   appliedFile(source: ConfigSource): Promise<void>;
 }
 
-export const RELOAD_SOURCES: Record<ReloadTrigger, ConfigSource> = { signal: 'signal', admin: 'reload' };
+/** The history's `source` of a reload, by what triggered it (POST /admin/reload is `reload`: `admin` is an admin write). */
+export const HISTORY_SOURCE_OF_RELOAD: Record<ReloadTrigger, ConfigSource> = { signal: 'signal', admin: 'reload' };
 
-export function configHistoryFeed(usage: UsageRecorder | undefined, configPath: string, logger: Logger): ConfigHistoryFeed {
+export function configHistoryFeed(usageRecorder: UsageRecorder | undefined, configPath: string, logger: Logger): ConfigHistoryFeed {
   const applied = (text: string, source: ConfigSource): void => {
-    usage?.recordConfig({ version: versionOf(text), text, source, time: Date.now() });
+    usageRecorder?.recordConfig({ version: versionOf(text), text, source, time: Date.now() });
   };
   return {
     applied,
     async appliedFile(source) {
-      if (usage === undefined) return;
+      if (usageRecorder === undefined) return;
       try {
         applied(await readConfigFile(configPath), source);
       } catch (error) {

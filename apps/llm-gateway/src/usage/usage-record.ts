@@ -18,7 +18,7 @@ export interface FinishedExchange {
   readonly stream: boolean;
   readonly priority: string | undefined;
   readonly outcome: RequestOutcome | undefined;
-  readonly usage: Usage | undefined;
+  readonly tokenUsage: Usage | undefined;
   readonly durationMs: number;
   readonly ttfbMs: number | undefined;
   readonly authorization: string | undefined;
@@ -32,8 +32,8 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
     for (const a of o.attempts) {
       if (a.outcome === 'skipped') continue;
       // The answering call is the last one and the result's usage is its own; a failed call carries what it was billed.
-      const usage = a.outcome === 'ok' && a.target === o.target ? ex.usage : a.usage;
-      const record = attemptRecord(a, attempts.length, usage);
+      const tokenUsage = a.outcome === 'ok' && a.target === o.target ? ex.tokenUsage : a.usage;
+      const record = attemptRecord(a, attempts.length, tokenUsage);
       if (record.costUsd !== null) totalCost = (totalCost ?? 0) + record.costUsd;
       attempts.push(record);
     }
@@ -54,16 +54,16 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
     plan: o === undefined ? [] : o.attempts.map((a) => ({ target: a.target, outcome: a.outcome, reason: a.reason })),
     durationMs: ex.durationMs,
     ttfbMs: ex.ttfbMs ?? null,
-    promptTokens: ex.usage?.prompt_tokens ?? null,
-    completionTokens: ex.usage?.completion_tokens ?? null,
-    cachedTokens: ex.usage?.cached_tokens ?? null,
+    promptTokens: ex.tokenUsage?.prompt_tokens ?? null,
+    completionTokens: ex.tokenUsage?.completion_tokens ?? null,
+    cachedTokens: ex.tokenUsage?.cached_tokens ?? null,
     costUsd: totalCost,
     attempts,
     replica,
   };
 }
 
-function attemptRecord(a: Attempt, position: number, usage: Usage | undefined): AttemptRecord {
+function attemptRecord(a: Attempt, position: number, tokenUsage: Usage | undefined): AttemptRecord {
   return {
     position,
     target: a.target,
@@ -73,10 +73,10 @@ function attemptRecord(a: Attempt, position: number, usage: Usage | undefined): 
     reason: a.reason,
     upstreamStatus: a.status ?? null,
     durationMs: a.durationMs,
-    promptTokens: usage?.prompt_tokens ?? null,
-    completionTokens: usage?.completion_tokens ?? null,
-    cachedTokens: usage?.cached_tokens ?? null,
-    costUsd: costOf(usage, a.price) ?? null,
+    promptTokens: tokenUsage?.prompt_tokens ?? null,
+    completionTokens: tokenUsage?.completion_tokens ?? null,
+    cachedTokens: tokenUsage?.cached_tokens ?? null,
+    costUsd: costOf(tokenUsage, a.price) ?? null,
     failedOver: a.failedOver,
   };
 }

@@ -28,6 +28,8 @@ export interface UsageRecorderOptions {
   readonly databaseUrl: string | undefined;
   /** How long records are kept (ms), asked at every retention run. */
   readonly retentionMs: () => number;
+  /** The name written on each record (`--replica-name`, else `<hostname>:<port>`). */
+  readonly replica: string;
   readonly logger: Logger;
 }
 
@@ -43,13 +45,14 @@ export class UsageRecorder {
   private readonly writer: BatchWriter;
   private readonly pruneTimer: NodeJS.Timeout;
   private firstPrune: NodeJS.Timeout | undefined;
-  /** The name written on each record (`--replica-name`, else host:port once listening). */
-  replica: string | null = null;
+  /** The name written on each record. */
+  readonly replica: string;
   /** Config versions being written, one after another in the order they were applied. */
   private configWrites: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: UsageRecorderOptions) {
     const { logger } = options;
+    this.replica = options.replica;
     const location: StoreLocation =
       options.databaseUrl === undefined
         ? { kind: 'sqlite', file: join(options.dataDir, USAGE_DATABASE_FILE) }

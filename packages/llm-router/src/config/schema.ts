@@ -1,4 +1,4 @@
-import type { AliasKind, AnswerCheck, OnAllUnhealthy, ProviderType, Settings, Strategy } from '../types.js';
+import type { AliasKind, AnswerCheck, OnAllUnhealthy, ProviderType, Settings } from '../types.js';
 
 /**
  * The YAML vocabulary: every key the loader accepts at each level. Anything else
@@ -41,7 +41,7 @@ export const PRICE_KEYS = ['input', 'output', 'cached_input'] as const;
 
 export const ALIAS_KINDS: readonly AliasKind[] = ['chat', 'embedding'];
 
-export const STRATEGIES: readonly Strategy[] = ['failover', 'round_robin', 'weighted', 'least_busy'];
+export { STRATEGIES } from './strategies.js';
 
 export const ON_ALL_UNHEALTHY: readonly OnAllUnhealthy[] = ['fail', 'try_anyway'];
 

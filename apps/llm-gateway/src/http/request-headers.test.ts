@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isJsonContentType, priorityOf } from './chat-completions.js';
+import { isJsonContentType, priorityOf } from './request-headers.js';
 
 describe('request header checks', () => {
   it('accepts JSON content types and a missing one', () => {

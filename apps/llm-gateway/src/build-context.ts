@@ -1,0 +1,155 @@
+/**
+ * Builds every service the routes share into one GatewayContext: the router
+ * and what observes it (metrics, log lines), usage recording, the state and
+ * config shared with other replicas, reloads, the admin API's config store and
+ * the dashboard's files. Each is built once, with every value it needs already
+ * known (the replica's name included), so nothing is patched afterwards.
+ */
+import { createRouter, readConfigFile, secretsPathFor, type ConfigSnapshot, type Env } from '@mana/llm-router';
+import type { SharedState } from '@mana/llm-shared-state';
+import { removeStaleTempFiles } from './admin/atomic-write.js';
+import { ConfigStore } from './admin/config-store.js';
+import { DEFAULT_USAGE_RETENTION_MS, type GatewayOptions } from './cli.js';
+import type { GatewayContext, GatewayRouter } from './context.js';
+import { KeyChecker } from './http/auth.js';
+import { CorsPolicy } from './http/cors.js';
+import type { Logger } from './logging.js';
+import { GatewayMetrics } from './metrics/metrics.js';
+import { createReloader } from './reload.js';
+import { SharedConfigSync } from './replicas/shared-config-sync.js';
+import { createSharedState } from './replicas/shared-health.js';
+import { createSerialQueue, type SerialQueue } from './serial-queue.js';
+import { loadDashboardFiles } from './ui/dashboard-files.js';
+import { configHistoryFeed, HISTORY_SOURCE_OF_RELOAD } from './usage/config-history.js';
+import { UsageRecorder } from './usage/usage-recorder.js';
+
+/**
+ * How long a starting replica waits for PostgreSQL to read the shared state
+ * before it starts on its own (degraded, syncing in the background).
+ */
+const SHARED_START_TIMEOUT_MS = 5_000; // 5 s
+
+export interface ContextInput {
+  readonly options: GatewayOptions;
+  readonly env: Env;
+  readonly logger: Logger;
+  /** The config loaded at start. */
+  readonly config: ConfigSnapshot;
+  /** This replica's name on usage records and shared rows. */
+  readonly replicaName: string;
+  /** Collect Node process metrics. */
+  readonly defaultMetrics: boolean | undefined;
+}
+
+export async function buildContext(input: ContextInput): Promise<GatewayContext> {
+  const { options, env, logger, config } = input;
+  const router = createRouter({ config, configPath: options.configPath, env });
+  const metrics = observedMetrics(router, logger, input.defaultMetrics);
+  const usageRecorder = options.recordUsage ? await openUsageRecorder(input, router, metrics) : undefined;
+  // Shared mode records the history in the same transaction as each shared write.
+  const history = configHistoryFeed(options.databaseUrl === undefined ? usageRecorder : undefined, options.configPath, logger);
+  await history.appliedFile('startup');
+
+  // Reloads and admin writes share one queue: one change of the config at a time.
+  const serial = createSerialQueue();
+  // With MANA_LLM_DATABASE_URL several replicas share health, cooldowns and the config.
+  const replicas = options.databaseUrl === undefined ? undefined : await startSharedMode(input, options.databaseUrl, router, metrics, serial);
+  const sync = replicas?.configSync;
+  const reload = createReloader(
+    sync === undefined ? router : { reload: (trigger) => sync.reload(trigger), get config() { return router.config; } },
+    metrics,
+    logger,
+    serial,
+    (trigger) => history.appliedFile(HISTORY_SOURCE_OF_RELOAD[trigger]),
+  );
+  // Admin writes replace these files through temporary files; a process killed mid-write leaves one behind.
+  const staleTemps = [...(await removeStaleTempFiles(options.configPath)), ...(await removeStaleTempFiles(secretsPathFor(options.configPath)))];
+  if (staleTemps.length > 0) logger.info({ files: staleTemps }, 'temporary files of an interrupted config write removed');
+  const configStore = new ConfigStore({
+    path: options.configPath,
+    env,
+    serial,
+    logger,
+    apply: (snapshot) => router.applyConfig(snapshot),
+    onApplied: (text, source) => history.applied(text, source),
+    shared: sync,
+  });
+  const dashboard = await loadDashboardFiles();
+  if (dashboard.kind === 'missing') logger.warn({ reason: dashboard.reason }, 'dashboard not served at /ui/');
+  return {
+    router,
+    metrics,
+    logger,
+    apiKeys: new KeyChecker(options.apiKeys),
+    adminKey: options.adminKey === undefined ? undefined : new KeyChecker([options.adminKey]),
+    maxBodyBytes: options.maxBodyBytes,
+    cors: options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins),
+    state: { ready: false, draining: false },
+    configStore,
+    reload,
+    usageRecorder,
+    shared: replicas?.shared,
+    dashboard,
+  };
+}
+
+/** Metrics fed by the router, and the router's health transitions as log lines. */
+function observedMetrics(router: GatewayRouter, logger: Logger, defaultMetrics: boolean | undefined): GatewayMetrics {
+  const metrics = new GatewayMetrics({ defaultMetrics });
+  metrics.healthSource(() => router.health());
+  metrics.labelTargetsOf(() => router.config);
+  router.on('attempt', (event) => metrics.onAttempt(event));
+  router.on('health', (event) => {
+    const fields = { provider: event.provider, healthy: event.healthy, reason: event.reason };
+    if (event.healthy) logger.info(fields, 'provider healthy');
+    else logger.warn(fields, 'provider unhealthy');
+  });
+  return metrics;
+}
+
+/** The usage recorder, its store opened now so a bad location shows at start (the gateway starts anyway). */
+async function openUsageRecorder(input: ContextInput, router: GatewayRouter, metrics: GatewayMetrics): Promise<UsageRecorder> {
+  const { options, logger } = input;
+  const recorder = new UsageRecorder({
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    // The flag (or env) wins over the config's usage_retention, read at every run so a reload changes it.
+    retentionMs: () => options.usageRetentionMs ?? router.config.usageRetentionMs ?? DEFAULT_USAGE_RETENTION_MS,
+    replica: input.replicaName,
+    logger,
+  });
+  metrics.usageSource(() => recorder.status);
+  await recorder.open();
+  return recorder;
+}
+
+/**
+ * The state shared with the other replicas, and the shared config that
+ * follows it, both started: a replica started while a provider is down skips
+ * it from its first request, and serves the shared config from the start.
+ */
+async function startSharedMode(
+  input: ContextInput,
+  url: string,
+  router: GatewayRouter,
+  metrics: GatewayMetrics,
+  serial: SerialQueue,
+): Promise<{ shared: SharedState; configSync: SharedConfigSync }> {
+  const { options, logger, replicaName } = input;
+  const shared = createSharedState({ url, router, logger, replica: replicaName });
+  const configSync = new SharedConfigSync({
+    shared,
+    configPath: options.configPath,
+    fileText: await readConfigFile(options.configPath),
+    env: input.env,
+    serial,
+    logger,
+    replica: replicaName,
+    apply: (snapshot) => router.applyConfig(snapshot),
+  });
+  metrics.sharedSource(() => shared.status);
+  const synced = await shared.start(SHARED_START_TIMEOUT_MS, configSync);
+  await configSync.pull('startup');
+  if (!synced) logger.warn({ timeout_ms: SHARED_START_TIMEOUT_MS }, 'shared state not read at start: starting on this replica\'s own state, syncing when PostgreSQL answers');
+  return { shared, configSync };
+}

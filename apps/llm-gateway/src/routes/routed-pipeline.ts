@@ -1,0 +1,196 @@
+/**
+ * The one request pipeline of the APIs that go through the router (after the
+ * route table's api_key step), whatever their dialect:
+ *
+ *   read the body, every guard ─► decode ─► router.execute ─► encode ─► finish
+ *   media type, priority header,   codec     aborted when     JSON, upstream   one metrics update,
+ *   size (413), UTF-8, depth, JSON           the client goes  4xx or SSE       usage record, log line
+ *
+ * What differs between APIs is their codec (inbound-codec.ts:
+ * chat-completions.ts, embeddings.ts); what a request learns on its way is its
+ * Exchange (exchange.ts). Thin on purpose: the decisions (which target, when
+ * to fail over) live in @mana/llm-router.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isRouterError, type RouterResult, type StreamResult } from '@mana/llm-router';
+import type { GatewayContext } from '../context.js';
+import { ClientAbort } from '../http/client-abort.js';
+import { fromRouterError, gatewayError, type GatewayError } from '../http/errors.js';
+import { discardBodyThenClose } from '../http/linger.js';
+import { readJsonBody, type JsonBody } from '../http/read-json-body.js';
+import { isJsonContentType, priorityOf } from '../http/request-headers.js';
+import { sendError, sendText, type Headers } from '../http/respond.js';
+import { Exchange, finishExchange } from './exchange.js';
+import type { Decoded, InboundCodec } from './inbound-codec.js';
+import { closeStream, relayStream } from './relay-stream.js';
+
+type ParsedBody = Extract<JsonBody, { kind: 'json' }>;
+
+/** Runs one routed request to its end: one metrics update, one usage record, one log line. */
+export async function handleRouted(
+  codec: InboundCodec,
+  ctx: GatewayContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  startedAt: number,
+): Promise<void> {
+  const ex = new Exchange(requestId, startedAt, codec.path);
+  ctx.metrics.requestStarted();
+  try {
+    await serve(codec, ctx, req, res, ex);
+  } catch (error) {
+    // Anything unexpected: never crash, never leak internals.
+    ctx.logger.error({ req_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unexpected error');
+    if (!res.headersSent) fail(codec, ctx, res, ex, gatewayError('internal_error', 'The gateway could not process the request.'));
+    else if (!res.writableEnded) res.destroy();
+    ex.status = ex.status || 500;
+  } finally {
+    finishExchange(ctx, req, ex);
+  }
+}
+
+/** A request the auth step refused: answered in the API's dialect, counted and logged like any other routed request. */
+export function refuseRouted(
+  codec: InboundCodec,
+  ctx: GatewayContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  startedAt: number,
+  error: GatewayError,
+): void {
+  const ex = new Exchange(requestId, startedAt, codec.path);
+  ctx.metrics.requestStarted();
+  try {
+    fail(codec, ctx, res, ex, error);
+  } finally {
+    finishExchange(ctx, req, ex);
+  }
+}
+
+/** The steps in order; each one that answers (a refusal, a client gone) ends the request there. */
+async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
+  if (!headersAccepted(codec, ctx, req, res, ex)) return;
+  const body = bodyAccepted(codec, ctx, req, res, ex, await readJsonBody(req, ctx.maxBodyBytes));
+  if (body === undefined) return;
+  const decoded = codec.decode(body.value);
+  if (!decoded.ok) {
+    return fail(codec, ctx, res, ex, gatewayError(decoded.error.code, decoded.error.message, { param: decoded.error.param }));
+  }
+  ex.model = decoded.model === undefined ? undefined : decoded.model.slice(0, 200);
+  ex.stream = decoded.stream;
+
+  // Client disconnect aborts the upstream request. `res` 'close' fires for a
+  // socket closed at any point (request 'close' fires as soon as the body is read).
+  const abort = new ClientAbort(res);
+  let result: RouterResult;
+  try {
+    result = await ctx.router.execute({
+      model: decoded.model,
+      operation: codec.operation,
+      body: decoded.body,
+      // The client's text goes upstream with only `model` replaced, when the decoded body is exactly its parse.
+      bodyText: body.scan.model !== undefined && decoded.body === body.value ? { text: body.text, modelStart: body.scan.model.start, modelEnd: body.scan.model.end } : undefined,
+      stream: decoded.stream,
+      priority: ex.priority,
+      signal: abort,
+      requestId: ex.requestId,
+    });
+  } catch (error) {
+    return routerFailed(codec, ctx, res, ex, error, decoded, abort);
+  }
+  ex.outcome = result.outcome;
+  if (result.kind === 'stream') return relayAndRelease(codec, ctx, res, ex, result, abort);
+  reply(codec, ctx, res, ex, result, abort);
+}
+
+/** Content-Type and X-Mana-LLM-Priority, checked before a byte of the body is read. */
+function headersAccepted(codec: InboundCodec, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): boolean {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    fail(codec, ctx, res, ex, gatewayError('unsupported_media_type', 'Content-Type must be application/json.'));
+    return false;
+  }
+  const priority = priorityOf(req.headers['x-mana-llm-priority']);
+  if (priority === null) {
+    fail(codec, ctx, res, ex, gatewayError('invalid_header', `X-Mana-LLM-Priority must be "background" or "realtime".`, { param: 'x-mana-llm-priority' }));
+    return false;
+  }
+  ex.priority = priority;
+  return true;
+}
+
+/** The parsed body, or undefined once its refusal is answered (or the client went away while sending it). */
+function bodyAccepted(codec: InboundCodec, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange, body: JsonBody): ParsedBody | undefined {
+  switch (body.kind) {
+    case 'json':
+      return body;
+    case 'too_large':
+      // Answer and close; the rest of the body is never buffered, only read and
+      // discarded for a bounded while so that the close cannot reset the 413 away.
+      res.setHeader('connection', 'close');
+      fail(codec, ctx, res, ex, body.error);
+      discardBodyThenClose(req, res);
+      return undefined;
+    case 'aborted':
+      ex.clientClosed();
+      return undefined;
+    case 'refused':
+      fail(codec, ctx, res, ex, body.error);
+      return undefined;
+  }
+}
+
+function routerFailed(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: unknown, decoded: Extract<Decoded, { ok: true }>, abort: ClientAbort): void {
+  if (isRouterError(error)) ex.outcome = error.outcome;
+  if (abort.aborted || res.destroyed) return ex.clientClosed();
+  if (!isRouterError(error)) throw error;
+  fail(codec, ctx, res, ex, fromRouterError(error, decoded.model));
+}
+
+/**
+ * Whatever ends the relay — the last event, a client gone, a throw while writing the
+ * head — the router's stream is closed here: that frees its upstream connection,
+ * in-flight count and background slot (closing an ended stream does nothing).
+ */
+async function relayAndRelease(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex: Exchange, result: StreamResult, abort: ClientAbort): Promise<void> {
+  try {
+    if (abort.aborted || res.destroyed) return ex.clientClosed();
+    await relayStream(ctx, res, ex, result, responseHeaders(ex, result), abort, codec.streamEncoder(result));
+  } finally {
+    await closeStream(result);
+  }
+}
+
+/** A JSON answer, or the upstream's own refusal of the request. */
+function reply(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex: Exchange, result: Exclude<RouterResult, StreamResult>, abort: ClientAbort): void {
+  if (abort.aborted || res.destroyed) return ex.clientClosed();
+  const headers = responseHeaders(ex, result);
+  ex.ttfbAt = performance.now();
+  ex.status = result.status;
+  if (result.kind === 'upstream_error') {
+    // The request itself was refused upstream (400, 422, …): every target would say the same.
+    ex.code = `upstream_${result.status}`;
+    const relayed = codec.encodeUpstreamError(result);
+    sendText(res, ctx.state, result.status, relayed.contentType, relayed.body, headers);
+    return;
+  }
+  ex.tokenUsage = result.usage;
+  sendText(res, ctx.state, result.status, 'application/json', codec.encodeJson(result), headers);
+}
+
+/** The same for every API: X-Request-Id, X-Mana-LLM-*, the relayed attempt's rate-limit headers. */
+function responseHeaders(ex: Exchange, result: RouterResult): Headers {
+  // Rate-limit headers of the relayed attempt only (the router already filtered them).
+  const headers: Headers = { ...result.headers, ...ex.headers() };
+  // Lets a consumer refuse vectors from a space its index was not built with.
+  if (result.kind === 'json' && result.embeddingSpace !== undefined) headers['x-mana-llm-embedding-space'] = result.embeddingSpace;
+  return headers;
+}
+
+function fail(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: GatewayError): void {
+  ex.status = error.status;
+  ex.code = error.code;
+  if (!res.headersSent) ex.ttfbAt = performance.now();
+  sendError(res, ctx.state, error, ex.headers(), codec.encodeError);
+}
