@@ -215,17 +215,11 @@ export function batchSize(batch: RecordBatch): number {
   return batch.block.count - batch.from;
 }
 
-export type { Cell };
-
 const NO_ITEMS: ListBlock = { ends: new Int32Array(0), numbers: new Float64Array(0), ids: new Int32Array(0) };
 
 const readRow = compileRowRead();
 
-/**
- * Reads records back from a block as the rows the writer stores. Keeps the
- * JSON text of each one-item list it has made whose key is its ids
- * (`ListLayout.keyedByIds`: the plan).
- */
+/** Reads records back from a block as the rows the writer stores. */
 export class BlockReader {
   private readonly lists: readonly ListReader[];
   private readonly attempts: ListReader | undefined;
@@ -250,7 +244,12 @@ export class BlockReader {
   }
 }
 
-/** Reads one list column's items back, as the column's JSON text (`ListColumn.stored`). */
+/**
+ * Reads one list column's items back, as the column's JSON text
+ * (`ListColumn.stored`). Keeps the text of each one-item list it has made
+ * whose key is its ids (`ListLayout.keyedByIds`: nearly every request of an
+ * alias plans the same target with the same outcome).
+ */
 class ListReader implements ItemsText {
   /** The items of the record read last, in their stored form (when `keepsItems`). */
   items: unknown[] = [];

@@ -5,7 +5,8 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely, Transaction } from 'kysely';
-import { BlockReader, batchSize, type Cell, type RecordBatch } from './record-block.js';
+import type { Cell } from './block-code.js';
+import { BlockReader, batchSize, type RecordBatch } from './record-block.js';
 import { INSERT_COLUMNS, addRowTo, rowOf, sqliteInsertOf } from './request-row.js';
 import type { StoredAttempt } from './stored-attempts.js';
 import { RollupsBuilder, addToRollups } from './rollups.js';
