@@ -3,18 +3,28 @@
  * when the module loads, from the block layout (block-layout.ts) into
  * straight-line functions: the builder's copy of a record into the block (on
  * the request thread) and the reader's copy of it into a row's values (on the
- * writer's). Each column's declared `read` is called from a call site of its
- * own and each item field read by its own name — the code a hand-written
- * builder and reader would be. Why not loops over the declared columns: there
- * one call site calls every column's `read` and one keyed access reaches
- * every field, which V8 can neither inline nor cache: copying a record in cost
- * the request thread about twice as much (1.7–1.9 against 0.7–0.9 µs), and
- * reading it back with its rollups the writer about a sixth more.
+ * writer's). Each field is read by its own name and each computed column's
+ * `read` called from a call site of its own — the code a hand-written builder
+ * and reader would be. Why not loops over the declared columns: there one
+ * keyed access reaches every field and one call site calls every `read`,
+ * which V8 can neither cache nor inline: copying a record in cost the request
+ * thread about twice as much (1.7–1.9 against 0.7–0.9 µs), and reading it back
+ * with its rollups the writer about a sixth more.
  *
  * The sources hold nothing but slot numbers from the layout and the declared
- * field names, JSON-quoted; the `read` functions are passed in, not written out.
+ * field names, JSON-quoted; `read` functions are passed in, not written out.
  */
-import { CARRIED_COLUMNS, DICTIONARY_COLUMNS, NUMBER_COLUMNS, SEQUENCE_SLOT, TIME_SLOT, type CarriedField, type ListLayout } from './block-layout.js';
+import {
+  CARRIED_COLUMNS,
+  DICTIONARY_COLUMNS,
+  NUMBER_COLUMNS,
+  SEQUENCE_SLOT,
+  TEXT_COLUMNS,
+  TIME_SLOT,
+  type CarriedColumn,
+  type CarriedField,
+  type ListLayout,
+} from './block-layout.js';
 import type { RequestRecord } from './types.js';
 
 /** The block's dictionary while it is filled: an id for each distinct string, -1 for null. */
@@ -24,6 +34,10 @@ export interface IdSource {
 
 /** Writes a record's numbers from `numbers[o]` and its dictionary ids from `ids[p]` on. */
 export type FillRecord = (r: RequestRecord, numbers: Float64Array, o: number, ids: Int32Array, p: number, dictionary: IdSource) => void;
+/** Appends a record's `text` columns to `texts`. */
+export type FillTexts = (r: RequestRecord, texts: unknown[]) => void;
+/** A list column's value in a record. */
+export type ReadList = (r: RequestRecord) => unknown;
 /** The same for one item of a list column. */
 export type FillItem = (item: unknown, numbers: Float64Array, o: number, ids: Int32Array, p: number, dictionary: IdSource) => void;
 
@@ -71,14 +85,34 @@ function numberLine(at: string, value: string, carried: CarriedField['carried'],
 const numberAt = (at: string): string => `((v = numbers[${at}]) === v ? v : null)`;
 const textAt = (at: string): string => `((id = ids[${at}]) < 0 ? null : dictionary[id])`;
 
+/** The `read` functions a compiled function calls, each under its own name. */
+class Reads {
+  readonly list: ((r: RequestRecord) => unknown)[] = [];
+  /** The column's value in record `r`, as an expression: the field it copies, or its `read` called. */
+  of(column: CarriedColumn): string {
+    if (column.from === undefined) throw new Error(`column ${column.name} is not read from the record`);
+    if ('field' in column.from) return `r[${JSON.stringify(column.from.field)}]`;
+    return `read${this.list.push(column.from.read) - 1}(r)`;
+  }
+}
+
 /** The record's own number and dictionary columns (its texts and lists are copied by the builder). */
 export function compileRecordFill(): FillRecord {
-  const reads: ((r: RequestRecord) => unknown)[] = [];
-  const readOf = (read: (r: RequestRecord) => unknown): string => `read${reads.push(read) - 1}(r)`;
+  const reads = new Reads();
   const lines = ['let v;'];
-  for (const c of NUMBER_COLUMNS) lines.push(numberLine(`o + ${c.slot}`, readOf(c.read), c.carried === 'boolean' ? 'boolean' : 'number', c.nullable));
-  for (const c of DICTIONARY_COLUMNS) lines.push(`ids[p + ${c.slot}] = dictionary.idOf(${readOf(c.read)});`);
-  return compiled('r, numbers, o, ids, p, dictionary', lines, reads) as FillRecord;
+  for (const c of NUMBER_COLUMNS) lines.push(numberLine(`o + ${c.slot}`, reads.of(c), c.carried === 'boolean' ? 'boolean' : 'number', c.nullable));
+  for (const c of DICTIONARY_COLUMNS) lines.push(`ids[p + ${c.slot}] = dictionary.idOf(${reads.of(c)});`);
+  return compiled('r, numbers, o, ids, p, dictionary', lines, reads.list) as FillRecord;
+}
+
+export function compileTextsFill(): FillTexts {
+  const reads = new Reads();
+  return compiled('r, texts', TEXT_COLUMNS.map((c) => `texts.push(${reads.of(c)});`), reads.list) as FillTexts;
+}
+
+export function compileListRead(layout: ListLayout): ReadList {
+  const reads = new Reads();
+  return compiled('r', [`return ${reads.of(layout.column)};`], reads.list) as ReadList;
 }
 
 export function compileItemFill(layout: ListLayout): FillItem {

@@ -30,8 +30,8 @@ export interface CarriedColumn {
   /** Its place among the block's values of its sort: numbers, dictionary ids, texts or lists. */
   readonly slot: number;
   readonly nullable: boolean;
-  /** How the builder reads it from the record (the row id is made, not read). */
-  readonly read: (r: RequestRecord) => unknown;
+  /** The record field it copies, or else how it is worked out from the record (the row id is neither: the reader makes it). */
+  readonly from: { readonly field: string } | { readonly read: (r: RequestRecord) => unknown } | undefined;
 }
 
 export interface CarriedField {
@@ -58,10 +58,6 @@ export interface ListLayout {
    */
   readonly keyedByIds: boolean;
 }
-
-const NO_READ = (): never => {
-  throw new Error('the row id is made by the writer, not read from the record');
-};
 
 function carriedOf(kind: RequestColumnOf['kind'] | ItemKind): Carried {
   switch (kind) {
@@ -102,7 +98,8 @@ const slots = new Slots();
 /** Every column in declaration order: the row's order, and the INSERT's. */
 export const CARRIED_COLUMNS: readonly CarriedColumn[] = REQUEST_COLUMNS.map((c) => {
   const carried = carriedOf(c.kind);
-  return { name: c.name, carried, slot: slots.take(sortOf(carried)), nullable: c.nullable !== false, read: 'read' in c ? c.read : NO_READ };
+  const from = 'read' in c ? { read: c.read } : c.kind === 'row-id' ? undefined : { field: c.field };
+  return { name: c.name, carried, slot: slots.take(sortOf(carried)), nullable: c.nullable !== false, from };
 });
 /** The numbers slot of the record's sequence number (its row id's last part), after the columns'. */
 export const SEQUENCE_SLOT = slots.take('number');

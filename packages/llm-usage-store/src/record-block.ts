@@ -16,14 +16,26 @@
  * A block is filled by one `RecordBlockBuilder` and never changes once
  * sealed, so a retried batch carries the same rows, row ids included.
  */
-import { compileItemFill, compileItemRead, compileRecordFill, compileRowRead, type Cell, type FillItem, type IdSource, type ItemsText, type ReadItem } from './block-code.js';
+import {
+  compileItemFill,
+  compileItemRead,
+  compileListRead,
+  compileRecordFill,
+  compileRowRead,
+  compileTextsFill,
+  type Cell,
+  type FillItem,
+  type IdSource,
+  type ItemsText,
+  type ReadItem,
+  type ReadList,
+} from './block-code.js';
 import {
   IDS_PER_RECORD,
   LIST_LAYOUTS,
   NUMBERS_PER_RECORD,
   SEQUENCE_SLOT,
   TEXTS_PER_RECORD,
-  TEXT_COLUMNS,
   type ListLayout,
 } from './block-layout.js';
 import { ATTEMPT_LIST } from './request-columns.js';
@@ -57,6 +69,7 @@ export interface RecordBlock {
 const INITIAL_ROOM = 256;
 
 const fillRecord = compileRecordFill();
+const fillTexts = compileTextsFill();
 
 /** The records of a block from `from` on: what one write stores (the oldest may have been dropped). */
 export interface RecordBatch {
@@ -84,33 +97,53 @@ class Dictionary implements IdSource {
 /** Fills one list column's items, doubling its room as needed. */
 class ListBuilder {
   items = 0;
+  /** `items` before the record being added (`mark`): what `undo` goes back to. */
+  private itemsBefore = 0;
+  /** Items there is room for. */
+  private room: number;
   ends: Int32Array;
   private numbers: Float64Array;
   private ids: Int32Array;
+  private readonly readList: ReadList;
   private readonly fillItem: FillItem;
 
   constructor(
     private readonly layout: ListLayout,
     room: number,
   ) {
+    this.readList = compileListRead(layout);
     this.fillItem = compileItemFill(layout);
+    this.room = room;
     this.ends = new Int32Array(room);
     this.numbers = new Float64Array(room * layout.numbersPerItem);
     this.ids = new Int32Array(room * layout.idsPerItem);
   }
 
-  /** Adds the items of record i, `r` (it throws, part-way, for a value that is not a list: `add` undoes it). */
+  /** Remembers where the record being added starts. */
+  mark(): void {
+    this.itemsBefore = this.items;
+  }
+
+  /** Adds the items of record i, `r` (it throws, part-way, for a value that is not a list: see `undo`). */
   add(i: number, r: RequestRecord, dictionary: Dictionary): void {
-    const { column, numbersPerItem, idsPerItem } = this.layout;
-    for (const item of column.read(r) as Iterable<unknown>) {
-      if ((this.items + 1) * idsPerItem > this.ids.length || (this.items + 1) * numbersPerItem > this.numbers.length) {
-        this.numbers = grown(this.numbers);
-        this.ids = grown(this.ids);
-      }
+    const { numbersPerItem, idsPerItem } = this.layout;
+    for (const item of this.readList(r) as Iterable<unknown>) {
+      if (this.items === this.room) this.growItems();
       this.fillItem(item, this.numbers, this.items * numbersPerItem, this.ids, this.items * idsPerItem, dictionary);
       this.items++;
     }
     this.ends[i] = this.items;
+  }
+
+  /** Takes back the items of the record being added since `mark` (one that threw). */
+  undo(): void {
+    this.items = this.itemsBefore;
+  }
+
+  private growItems(): void {
+    this.room *= 2;
+    this.numbers = grown(this.numbers);
+    this.ids = grown(this.ids);
   }
 
   growRecords(): void {
@@ -136,8 +169,6 @@ export class RecordBlockBuilder {
   private ids: Int32Array;
   private readonly texts: unknown[] = [];
   private readonly lists: ListBuilder[];
-  /** Each list's item count before the record being added: what a record that threw is undone to. */
-  private readonly itemsBefore = new Int32Array(LIST_LAYOUTS.length);
   private readonly dictionary = new Dictionary();
 
   constructor(readonly capacity: number) {
@@ -158,13 +189,12 @@ export class RecordBlockBuilder {
    * block as it was.
    */
   add(r: RequestRecord): void {
-    const { lists, itemsBefore } = this;
-    for (let l = 0; l < lists.length; l++) itemsBefore[l] = lists[l]?.items ?? 0;
+    for (const list of this.lists) list.mark();
     try {
       this.fill(r);
     } catch (error) {
       // `fill` writes the record's own slots and counters last, so this undoes it.
-      lists.forEach((list, l) => (list.items = itemsBefore[l] ?? list.items));
+      for (const list of this.lists) list.undo();
       throw error;
     }
     this.count++;
@@ -176,7 +206,7 @@ export class RecordBlockBuilder {
     fillRecord(r, this.numbers, i * NUMBERS_PER_RECORD, this.ids, i * IDS_PER_RECORD, this.dictionary);
     for (const list of this.lists) list.add(i, r, this.dictionary);
     // Last, after everything that may throw: a record that threw leaves no text and uses no row id.
-    for (const column of TEXT_COLUMNS) this.texts.push(column.read(r));
+    fillTexts(r, this.texts);
     this.numbers[i * NUMBERS_PER_RECORD + SEQUENCE_SLOT] = nextRowSequence();
   }
 

@@ -1,9 +1,9 @@
 /**
  * The columns of a usage record (`usage_requests`), declared once: each
  * column's name in the table, its kind (column-kinds.ts), whether it may be
- * null, how it is read from the finished request (`RequestRecord`), and its
- * name in `StoredRequest` and in the usage API's JSON — or why it is not
- * served. Everything else is derived from this list: the column block that
+ * null, how it is read from the finished request (`RequestRecord`: the field
+ * it copies, or a `read` that works it out), and its name in `StoredRequest`
+ * and in the usage API's JSON — or why it is not served. Everything else is derived from this list: the column block that
  * carries records to the writer and its reader (record-block.ts), the INSERT
  * on both engines (request-row.ts), the table's type (schema.ts), the query's
  * `StoredRequest` (query-requests.ts), the JSON and its type for the
@@ -13,7 +13,7 @@
  * The list is in the order the usage API's JSON shows the fields; the
  * table's own order is the migrations'.
  */
-import type { ColumnKind, ItemKind, Nullability } from './column-kinds.js';
+import type { ItemKind } from './column-kinds.js';
 import type { AttemptRecord, PlannedTarget, RequestRecord } from './types.js';
 
 /** Exactly `A` and `B` are the same type. */
@@ -55,33 +55,46 @@ export interface ListShape {
 /** Served columns have a name in `StoredRequest` and one in the JSON; the others say why they are kept. */
 type Served = { readonly field: string; readonly json: string } | { readonly internal: string };
 
-type ScalarKind = Exclude<ColumnKind, 'row-id' | 'json'>;
-interface ScalarValues {
-  text: string;
-  'dictionary-string': string;
+/** The kinds (and nullability) a column copied from a record field of type `T` may be declared with. */
+type KindsOfField<T> =
+  | (Same<T, string> extends true ? { readonly kind: 'text' | 'dictionary-string'; readonly nullable: false } : never)
+  | (Same<T, string | null> extends true ? { readonly kind: 'text' | 'dictionary-string'; readonly nullable: true } : never)
+  | (Same<T, number> extends true ? { readonly kind: 'integer' | 'real' | 'time'; readonly nullable: false } : never)
+  | (Same<T, number | null> extends true ? { readonly kind: 'integer' | 'real' | 'time'; readonly nullable: true } : never)
+  | (Same<T, boolean> extends true ? { readonly kind: 'boolean'; readonly nullable: false } : never)
+  | (T extends readonly object[] ? { readonly kind: 'json'; readonly nullable: false | 'older rows'; readonly list: ListShape } : never);
+
+/** A column that copies the record's field `field` (its name in `StoredRequest` too). */
+type CopiedColumn = {
+  [F in keyof RequestRecord]: { readonly name: string; readonly field: F; readonly json: string } & KindsOfField<RequestRecord[F]>;
+}[keyof RequestRecord];
+
+type ComputedKind = 'integer' | 'real' | 'boolean';
+interface ComputedValues {
   integer: number;
   real: number;
   boolean: boolean;
-  time: number;
 }
 
-/** What a column declaration holds, by kind: `read` returns the kind's value (or null when the column may hold one). */
-export type RequestColumn = Served &
-  (
-    | { readonly name: string; readonly kind: 'row-id'; readonly nullable: false }
-    | {
-        [K in ScalarKind]:
-          | { readonly name: string; readonly kind: K; readonly nullable: false; readonly read: (r: RequestRecord) => ScalarValues[K] }
-          | { readonly name: string; readonly kind: K; readonly nullable: true; readonly read: (r: RequestRecord) => ScalarValues[K] | null };
-      }[ScalarKind]
-    | {
-        readonly name: string;
-        readonly kind: 'json';
-        readonly nullable: Nullability;
-        readonly read: (r: RequestRecord) => readonly object[];
-        readonly list: ListShape;
-      }
-  );
+/** A column worked out from the record by `read` (the record has no field for it). */
+type ComputedColumn = Served &
+  {
+    [K in ComputedKind]:
+      | { readonly name: string; readonly kind: K; readonly nullable: false; readonly read: (r: RequestRecord) => ComputedValues[K] }
+      | { readonly name: string; readonly kind: K; readonly nullable: true; readonly read: (r: RequestRecord) => ComputedValues[K] | null };
+  }[ComputedKind];
+
+/** The row id, made by the writer (row-id.ts). */
+interface RowIdColumn {
+  readonly name: string;
+  readonly kind: 'row-id';
+  readonly nullable: false;
+  readonly field: string;
+  readonly json: string;
+}
+
+/** One column: a record field it copies, or how it is worked out from the record (`read`), or the row id. */
+export type RequestColumn = CopiedColumn | ComputedColumn | RowIdColumn;
 
 /** A request's attempts (its upstream calls), in the `attempts` column. */
 export const ATTEMPT_LIST = {
@@ -126,32 +139,32 @@ export const REQUEST_COLUMNS = [
   // Unique, and sorts by time: the cursor's tie-breaker.
   { name: 'id', kind: 'row-id', nullable: false, field: 'id', json: 'id' },
   // The gateway's X-Request-Id (a client may send its own, so not unique by itself).
-  { name: 'request_id', kind: 'text', nullable: false, field: 'requestId', json: 'request_id', read: (r) => r.requestId },
-  { name: 'ts', kind: 'time', nullable: false, field: 'time', json: 'time', read: (r) => r.time },
+  { name: 'request_id', kind: 'text', nullable: false, field: 'requestId', json: 'request_id' },
+  { name: 'ts', kind: 'time', nullable: false, field: 'time', json: 'time' },
   // A short, non-reversible fingerprint of the API key used; never the key.
-  { name: 'key_fingerprint', kind: 'dictionary-string', nullable: true, field: 'keyFingerprint', json: 'key', read: (r) => r.keyFingerprint },
-  { name: 'replica', kind: 'dictionary-string', nullable: true, field: 'replica', json: 'replica', read: (r) => r.replica },
-  { name: 'alias', kind: 'dictionary-string', nullable: true, field: 'alias', json: 'alias', read: (r) => r.alias },
-  { name: 'model', kind: 'dictionary-string', nullable: true, field: 'model', json: 'model', read: (r) => r.model },
-  { name: 'target', kind: 'dictionary-string', nullable: true, field: 'target', json: 'target', read: (r) => r.target },
-  { name: 'provider', kind: 'dictionary-string', nullable: true, field: 'provider', json: 'provider', read: (r) => r.provider },
-  { name: 'status', kind: 'integer', nullable: false, field: 'status', json: 'status', read: (r) => r.status },
-  { name: 'code', kind: 'dictionary-string', nullable: true, field: 'code', json: 'code', read: (r) => r.code },
-  { name: 'stream', kind: 'boolean', nullable: false, field: 'stream', json: 'stream', read: (r) => r.stream },
-  { name: 'priority', kind: 'dictionary-string', nullable: true, field: 'priority', json: 'priority', read: (r) => r.priority },
-  { name: 'attempt_count', kind: 'integer', nullable: false, field: 'attemptCount', json: 'attempts_count', read: (r) => r.attemptCount },
+  { name: 'key_fingerprint', kind: 'dictionary-string', nullable: true, field: 'keyFingerprint', json: 'key' },
+  { name: 'replica', kind: 'dictionary-string', nullable: true, field: 'replica', json: 'replica' },
+  { name: 'alias', kind: 'dictionary-string', nullable: true, field: 'alias', json: 'alias' },
+  { name: 'model', kind: 'dictionary-string', nullable: true, field: 'model', json: 'model' },
+  { name: 'target', kind: 'dictionary-string', nullable: true, field: 'target', json: 'target' },
+  { name: 'provider', kind: 'dictionary-string', nullable: true, field: 'provider', json: 'provider' },
+  { name: 'status', kind: 'integer', nullable: false, field: 'status', json: 'status' },
+  { name: 'code', kind: 'dictionary-string', nullable: true, field: 'code', json: 'code' },
+  { name: 'stream', kind: 'boolean', nullable: false, field: 'stream', json: 'stream' },
+  { name: 'priority', kind: 'dictionary-string', nullable: true, field: 'priority', json: 'priority' },
+  { name: 'attempt_count', kind: 'integer', nullable: false, field: 'attemptCount', json: 'attempts_count' },
   { name: 'failovers', kind: 'integer', nullable: false, field: 'failovers', json: 'failovers', read: failoversOf },
   // Answered successfully after at least one failed-over attempt.
   { name: 'rescued', kind: 'boolean', nullable: false, field: 'rescued', json: 'rescued', read: (r) => failoversOf(r) > 0 && r.status < 400 },
-  { name: 'duration_ms', kind: 'real', nullable: false, field: 'durationMs', json: 'duration_ms', read: (r) => r.durationMs },
-  { name: 'ttfb_ms', kind: 'real', nullable: true, field: 'ttfbMs', json: 'ttfb_ms', read: (r) => r.ttfbMs },
-  { name: 'prompt_tokens', kind: 'integer', nullable: true, field: 'promptTokens', json: 'prompt_tokens', read: (r) => r.promptTokens },
-  { name: 'completion_tokens', kind: 'integer', nullable: true, field: 'completionTokens', json: 'completion_tokens', read: (r) => r.completionTokens },
-  { name: 'cached_tokens', kind: 'integer', nullable: true, field: 'cachedTokens', json: 'cached_tokens', read: (r) => r.cachedTokens },
-  { name: 'cost_usd', kind: 'real', nullable: true, field: 'costUsd', json: 'cost_usd', read: (r) => r.costUsd },
-  { name: 'plan', kind: 'json', nullable: false, field: 'plan', json: 'plan', read: (r) => r.plan, list: PLAN_LIST },
+  { name: 'duration_ms', kind: 'real', nullable: false, field: 'durationMs', json: 'duration_ms' },
+  { name: 'ttfb_ms', kind: 'real', nullable: true, field: 'ttfbMs', json: 'ttfb_ms' },
+  { name: 'prompt_tokens', kind: 'integer', nullable: true, field: 'promptTokens', json: 'prompt_tokens' },
+  { name: 'completion_tokens', kind: 'integer', nullable: true, field: 'completionTokens', json: 'completion_tokens' },
+  { name: 'cached_tokens', kind: 'integer', nullable: true, field: 'cachedTokens', json: 'cached_tokens' },
+  { name: 'cost_usd', kind: 'real', nullable: true, field: 'costUsd', json: 'cost_usd' },
+  { name: 'plan', kind: 'json', nullable: false, field: 'plan', json: 'plan', list: PLAN_LIST },
   // Null on rows written before migration 0013, whose attempts are in `usage_attempts` (stored-attempts.ts).
-  { name: 'attempts', kind: 'json', nullable: 'older rows', field: 'attempts', json: 'attempts', read: (r) => r.attempts, list: ATTEMPT_LIST },
+  { name: 'attempts', kind: 'json', nullable: 'older rows', field: 'attempts', json: 'attempts', list: ATTEMPT_LIST },
   {
     name: 'flagged',
     kind: 'boolean',
@@ -167,5 +180,9 @@ export type ServedColumn = Extract<RequestColumnOf, { readonly json: string }>;
 
 /** A stored request as queries return it: one field per served column. */
 export type StoredRequest = {
-  readonly [C in ServedColumn as C['field']]: C extends { readonly read: (r: RequestRecord) => infer V } ? V : string;
+  readonly [C in ServedColumn as C['field']]: C extends { readonly read: (r: RequestRecord) => infer V }
+    ? V
+    : C extends { readonly field: infer F extends keyof RequestRecord }
+      ? RequestRecord[F]
+      : string;
 };
