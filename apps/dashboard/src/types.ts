@@ -1,4 +1,5 @@
 /** The shapes of the gateway answers the dashboard reads (see the Endpoints table in docs/api/README.md). */
+import type { UsageAttemptJson, UsageRequestJson } from '@mana/llm-usage-store/usage-json';
 
 export interface ProviderHealth {
   provider: string;
@@ -95,41 +96,9 @@ export interface Summary {
   data: SummaryRow[];
 }
 
-export interface StoredAttempt {
-  position: number;
-  target: string;
-  provider: string;
-  model: string;
-  outcome: string;
-  reason: string | null;
-  upstream_status: number | null;
-  duration_ms: number;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  cost_usd: number | null;
-  failed_over: boolean;
-}
-
-export interface StoredRequest {
-  id: string;
-  request_id: string;
-  time: string;
-  alias: string | null;
-  model: string;
-  target: string | null;
-  status: number;
-  code: string | null;
-  stream: boolean;
-  attempts_count: number;
-  failovers: number;
-  rescued: boolean;
-  duration_ms: number;
-  ttfb_ms: number | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  cost_usd: number | null;
-  attempts: StoredAttempt[];
-}
+/** A stored request and its attempts as the usage API serves them: the usage store's declaration, not a copy. */
+export type StoredRequest = UsageRequestJson;
+export type StoredAttempt = UsageAttemptJson;
 
 export interface RequestPage {
   data: StoredRequest[];

@@ -20,6 +20,12 @@ export { SUMMARY_GROUPS } from './query-summary.js';
 export { DEFAULT_CONFIG_PAGE_SIZE, MAX_CONFIG_PAGE_SIZE, MAX_CONFIG_VERSIONS, addConfigVersionIn } from './config-versions.js';
 export type { ConfigVersionEntry, ConfigVersionInput, ConfigVersionPage, ConfigVersionWithPredecessor, StoredConfigVersion } from './config-versions.js';
 export { LATEST_SCHEMA_VERSION } from './migrations.js';
+export { ATTEMPT_LIST, PLAN_LIST, REQUEST_COLUMNS } from './request-columns.js';
+export type { ItemField, ListColumn, ListShape, RequestColumn } from './request-columns.js';
+export type { ColumnKind, ItemKind, KindWire, Nullability } from './column-kinds.js';
+export { SQL_TYPES } from './column-kinds.js';
+export { requestJson } from './usage-json.js';
+export type { UsageAttemptJson, UsagePlannedTargetJson, UsageRequestJson } from './usage-json.js';
 export { UsageQueryError, isUsageQueryError } from './usage-query-error.js';
 export type {
   AttemptRecord,

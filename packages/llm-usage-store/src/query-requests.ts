@@ -5,7 +5,8 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { UsageDatabase, UsageRequestsTable } from './schema.js';
 import { attemptsOfRows } from './stored-attempts.js';
-import type { AttemptRecord, PlannedTarget, RequestFilter, RequestPage, RequestPageQuery, StoredRequest } from './types.js';
+import { ATTEMPT_LIST, REQUEST_COLUMNS } from './request-columns.js';
+import type { AttemptRecord, RequestFilter, RequestPage, RequestPageQuery, StoredRequest } from './types.js';
 import { keysetPage, pageLimit, pageOf } from './cursor.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page-size.js';
 import { UsageQueryError } from './usage-query-error.js';
@@ -36,31 +37,35 @@ export function applyFilter(q: RequestQuery, f: RequestFilter): RequestQuery {
   return q;
 }
 
+/** The columns a `StoredRequest` has, as the declaration gives them. */
+const SERVED_COLUMNS = REQUEST_COLUMNS.filter((c) => 'field' in c);
+
+/**
+ * A row as a `StoredRequest`, column by column as declared: booleans from
+ * 0/1, numbers as numbers (PostgreSQL's bigints arrive as text), lists parsed;
+ * the attempts from `attemptsOfRows`, which also reads those of rows from
+ * before they moved into the row.
+ */
 function toStoredRequest(row: Selectable<UsageRequestsTable>, attempts: AttemptRecord[]): StoredRequest {
-  return {
-    id: row.id,
-    requestId: row.request_id,
-    time: Number(row.ts),
-    keyFingerprint: row.key_fingerprint,
-    alias: row.alias,
-    model: row.model,
-    target: row.target,
-    provider: row.provider,
-    status: row.status,
-    code: row.code,
-    stream: row.stream === 1,
-    priority: row.priority,
-    attemptCount: row.attempt_count,
-    plan: JSON.parse(row.plan) as PlannedTarget[],
-    durationMs: Number(row.duration_ms),
-    ttfbMs: row.ttfb_ms,
-    promptTokens: row.prompt_tokens,
-    completionTokens: row.completion_tokens,
-    cachedTokens: row.cached_tokens,
-    costUsd: row.cost_usd,
-    failovers: row.failovers,
-    rescued: row.rescued === 1,
-    attempts,
-    replica: row.replica,
-  };
+  const stored: Record<string, unknown> = {};
+  for (const column of SERVED_COLUMNS) {
+    const cell = row[column.name];
+    switch (column.kind) {
+      case 'boolean':
+        stored[column.field] = cell === 1;
+        break;
+      case 'integer':
+      case 'real':
+      case 'time':
+        stored[column.field] = cell === null ? null : Number(cell);
+        break;
+      case 'json':
+        stored[column.field] = column.list === ATTEMPT_LIST ? attempts : JSON.parse(String(cell));
+        break;
+      default:
+        stored[column.field] = cell;
+    }
+  }
+  // One field per served column, decoded by its kind: the type is derived from the same declaration.
+  return stored as StoredRequest;
 }

@@ -4,44 +4,20 @@
  * store and compare them the same way.
  */
 import type { ColumnType } from 'kysely';
+import type { CellNull, KindCells, Nullability } from './column-kinds.js';
+import type { RequestColumnOf } from './request-columns.js';
 
 /** A bigint column that the drivers hand back as a JS number (epoch ms fit in 2^53). */
 type Int = ColumnType<number, number, number>;
 
-export interface UsageRequestsTable {
-  id: string;
-  request_id: string;
-  ts: Int;
-  key_fingerprint: string | null;
-  alias: string | null;
-  model: string | null;
-  target: string | null;
-  provider: string | null;
-  status: number;
-  code: string | null;
-  stream: number;
-  priority: string | null;
-  attempt_count: number;
-  /** JSON array of `{target, outcome, reason}`, skipped targets included. */
-  plan: string;
-  duration_ms: number;
-  ttfb_ms: number | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  cached_tokens: number | null;
-  cost_usd: number | null;
-  failovers: number;
-  rescued: number;
-  /** 1 when the request ended in an error (status >= 400) or carries a failed-over attempt: the errors view. */
-  flagged: number;
-  /** The gateway replica that served the request (null for rows written before replicas were named). */
-  replica: string | null;
-  /**
-   * JSON array of the request's `AttemptRecord`s (stored-attempts.ts); null on
-   * rows written before migration 0013, whose attempts are in `usage_attempts`.
-   */
-  attempts: string | null;
-}
+/**
+ * The requests table, one column per entry of `REQUEST_COLUMNS`
+ * (request-columns.ts) with the cell its kind and nullability give it.
+ */
+export type UsageRequestsTable = {
+  [C in RequestColumnOf as C['name']]: C['kind'] extends 'time' ? TimeCell<C['nullable']> : KindCells[C['kind']] | CellNull<C['nullable']>;
+};
+type TimeCell<N extends Nullability> = ColumnType<number | CellNull<N>, number | CellNull<N>, number | CellNull<N>>;
 
 /** Attempts of requests stored before migration 0013; later ones are in their request's row. */
 export interface UsageAttemptsTable {

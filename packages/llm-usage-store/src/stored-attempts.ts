@@ -14,47 +14,35 @@
  * has removed the older ones.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { ItemCells } from './column-kinds.js';
+import { ATTEMPT_LIST } from './request-columns.js';
 import type { AttemptMeasures } from './rollups.js';
 import type { UsageDatabase } from './schema.js';
 import type { AttemptRecord } from './types.js';
 
-/** A number JSON can carry (`NaN` and `±Infinity` would arrive as null), else null: for nullable fields. */
-export function finiteOrNull(value: number | null): number | null {
-  return value !== null && Number.isFinite(value) ? value : null;
-}
-
-/** For fields that must hold a number: a null there would fail the whole batch, and every retry of it. */
-export function finiteOrZero(value: number): number {
-  return Number.isFinite(value) ? value : 0;
-}
+type AttemptFields = (typeof ATTEMPT_LIST)['fields'];
 
 /**
- * The stored form, one value list per attempt in this order (its position is
- * its index; record-block.ts writes it). Lists, not objects: a third of the bytes, and the column is
- * written for every request while being read only a page or a window's edges
- * at a time.
+ * The stored form, one value list per attempt, its values in `ATTEMPT_LIST`'s
+ * field order (its position is its index; record-block.ts writes it). Lists,
+ * not objects: a third of the bytes, and the column is written for every
+ * request while being read only a page or a window's edges at a time.
  */
-export type StoredAttempt = [
-  target: string,
-  provider: string,
-  model: string,
-  outcome: string,
-  reason: string,
-  upstreamStatus: number | null,
-  durationMs: number,
-  promptTokens: number | null,
-  completionTokens: number | null,
-  cachedTokens: number | null,
-  costUsd: number | null,
-  failedOver: 0 | 1,
-];
+export type StoredAttempt = { -readonly [I in keyof AttemptFields]: StoredValueOf<AttemptFields[I]> };
+type StoredValueOf<F> = F extends { readonly kind: infer K extends keyof ItemCells; readonly nullable: infer N } ? ItemCells[K] | (N extends true ? null : never) : never;
+
+/** Each field's place in a `StoredAttempt`. */
+const AT = Object.fromEntries(ATTEMPT_LIST.fields.map((f, i) => [f.field, i])) as {
+  readonly [I in keyof AttemptFields & `${number}` as AttemptFields[I]['field']]: I extends `${infer N extends number}` ? N : never;
+};
 
 export function decodeAttempts(text: string): AttemptRecord[] {
-  return (JSON.parse(text) as StoredAttempt[]).map(
-    ([target, provider, model, outcome, reason, upstreamStatus, durationMs, promptTokens, completionTokens, cachedTokens, costUsd, failedOver], position) => ({
-      position, target, provider, model, outcome, reason, upstreamStatus, durationMs, promptTokens, completionTokens, cachedTokens, costUsd, failedOver: failedOver === 1,
-    }),
-  );
+  return (JSON.parse(text) as StoredAttempt[]).map((values, position) => {
+    const attempt: Record<string, unknown> = { position };
+    ATTEMPT_LIST.fields.forEach((f, i) => (attempt[f.field] = f.kind === 'boolean' ? values[i] === 1 : values[i]));
+    // One field per declared field: `ATTEMPT_LIST` satisfies `ListColumn<AttemptRecord>`.
+    return attempt as unknown as AttemptRecord;
+  });
 }
 
 /** One object, refilled for every attempt visited: consumers read it and keep nothing (see `RollupsBuilder`). */
@@ -79,17 +67,19 @@ export function visitStoredAttempts(ts: number, ttfbMs: number | null, attempts:
   const last = attempts.length - 1;
   let failedOverBefore = false;
   for (let i = 0; i <= last; i++) {
-    const [target, provider, , outcome, , , durationMs, promptTokens, completionTokens, , costUsd, failedOver] = attempts[i]!;
+    const attempt = attempts[i];
+    if (attempt === undefined) break;
+    const failedOver = attempt[AT.failedOver];
     visited.ts = ts;
-    visited.target = target;
-    visited.provider = provider;
+    visited.target = attempt[AT.target];
+    visited.provider = attempt[AT.provider];
     visited.final = i === last && failedOver === 0 ? 1 : 0;
-    visited.outcome = outcome;
-    visited.rescue = outcome === 'ok' && failedOverBefore ? 1 : 0;
-    visited.prompt_tokens = promptTokens;
-    visited.completion_tokens = completionTokens;
-    visited.cost_usd = costUsd;
-    visited.duration_ms = durationMs;
+    visited.outcome = attempt[AT.outcome];
+    visited.rescue = attempt[AT.outcome] === 'ok' && failedOverBefore ? 1 : 0;
+    visited.prompt_tokens = attempt[AT.promptTokens];
+    visited.completion_tokens = attempt[AT.completionTokens];
+    visited.cost_usd = attempt[AT.costUsd];
+    visited.duration_ms = attempt[AT.durationMs];
     visited.ttfb_ms = i === last ? ttfbMs : null;
     visit(visited);
     if (failedOver === 1) failedOverBefore = true;

@@ -3,6 +3,10 @@
  * back. Times are epoch milliseconds; durations are milliseconds; cost is USD
  * and `null` when no price is configured (never 0 for "unknown").
  */
+import type { StoredRequest } from './request-columns.js';
+
+/** A stored request as queries return it (its fields are derived from the column declaration). */
+export type { StoredRequest };
 
 /** What one upstream call did. Skipped targets are not attempt records. */
 export interface AttemptRecord {
@@ -60,16 +64,6 @@ export interface PlannedTarget {
   readonly target: string;
   readonly outcome: string;
   readonly reason: string;
-}
-
-/** A stored request as queries return it. */
-export interface StoredRequest extends RequestRecord {
-  /** Unique row id (the cursor's tie-breaker). */
-  readonly id: string;
-  /** Attempts that failed over to another target. */
-  readonly failovers: number;
-  /** Answered successfully after at least one failed-over attempt. */
-  readonly rescued: boolean;
 }
 
 export interface RequestFilter {

@@ -5,8 +5,10 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely, Transaction } from 'kysely';
-import { BlockReader, batchSize, type BlockRecord, type RecordBatch } from './record-block.js';
-import { REQUEST_COLUMNS, addRowTo, requestRowOf, requestValues, type RequestValues } from './request-row.js';
+import type { Cell } from './block-code.js';
+import { BlockReader, batchSize, type RecordBatch } from './record-block.js';
+import { INSERT_COLUMNS, addRowTo, rowOf, sqliteInsertOf } from './request-row.js';
+import type { StoredAttempt } from './stored-attempts.js';
 import { RollupsBuilder, addToRollups } from './rollups.js';
 import type { UsageDatabase } from './schema.js';
 
@@ -66,41 +68,43 @@ async function writeInTransaction(db: Kysely<UsageDatabase>, batch: RecordBatch,
 function insertSqlite(database: BetterSqlite3.Database, { block, from }: RecordBatch, rollups: RollupsBuilder, rowsPerInsert: number): void {
   const reader = new BlockReader(block);
   const insertGroup = insertStatementOf(database, rowsPerInsert);
-  const group: BlockRecord[] = [];
-  const values: RequestValues = [];
+  const columns = INSERT_COLUMNS.length;
+  const values: Cell[] = [];
+  const attempts: StoredAttempt[][] = [];
   let i = from;
   for (; i + rowsPerInsert <= block.count; i += rowsPerInsert) {
-    for (let k = 0; k < rowsPerInsert; k++) {
-      const record = reader.record(i + k);
-      group[k] = record;
-      const row = requestValues(record);
-      for (let c = 0; c < row.length; c++) values[k * row.length + c] = row[c]!;
-    }
+    for (let k = 0; k < rowsPerInsert; k++) attempts[k] = reader.read(i + k, values, k * columns);
     const stored = insertGroup.run(values).changes;
     // A conflict means a retried batch whose first try was committed after all; a group partly stored cannot tell which rows are new.
     if (stored !== rowsPerInsert && stored !== 0) throw new PartlyStoredRows();
-    if (stored > 0) for (const record of group) addRowTo(rollups, record);
+    if (stored > 0) attempts.forEach((list, k) => addRowTo(rollups, values, k * columns, list));
   }
   const insertOne = insertStatementOf(database, 1);
+  const one: Cell[] = [];
   for (; i < block.count; i++) {
-    const record = reader.record(i);
-    if (insertOne.run(requestValues(record)).changes > 0) addRowTo(rollups, record);
+    const list = reader.read(i, one, 0);
+    if (insertOne.run(one).changes > 0) addRowTo(rollups, one, 0, list);
   }
 }
 
 async function insertPostgres(tx: Transaction<UsageDatabase>, { block, from }: RecordBatch, rollups: RollupsBuilder): Promise<void> {
   const reader = new BlockReader(block);
   for (let start = from; start < block.count; start += REQUEST_ROWS_PER_INSERT) {
-    const records = [];
-    for (let i = start; i < Math.min(block.count, start + REQUEST_ROWS_PER_INSERT); i++) records.push(reader.record(i));
+    const end = Math.min(block.count, start + REQUEST_ROWS_PER_INSERT);
+    const values: Cell[] = [];
+    const attempts: StoredAttempt[][] = [];
+    for (let i = start; i < end; i++) attempts.push(reader.read(i, values, (i - start) * INSERT_COLUMNS.length));
+    const rows = attempts.map((_, k) => rowOf(values, k * INSERT_COLUMNS.length));
     const inserted = await tx
       .insertInto('usage_requests')
-      .values(records.map((r) => requestRowOf(requestValues(r))))
+      .values(rows)
       .onConflict((oc) => oc.column('id').doNothing())
       .returning('id')
       .execute();
     const storedIds = new Set(inserted.map((r) => r.id));
-    for (const record of records) if (storedIds.has(record.id)) addRowTo(rollups, record);
+    rows.forEach((row, k) => {
+      if (storedIds.has(row.id)) addRowTo(rollups, values, k * INSERT_COLUMNS.length, attempts[k] ?? []);
+    });
   }
 }
 
@@ -114,10 +118,7 @@ function insertStatementOf(database: BetterSqlite3.Database, rows: number): Bett
   if (byRows === undefined) statements.set(database, (byRows = new Map()));
   let statement = byRows.get(rows);
   if (statement === undefined) {
-    const row = `(${REQUEST_COLUMNS.map(() => '?').join(', ')})`;
-    statement = database.prepare(
-      `INSERT INTO usage_requests (${REQUEST_COLUMNS.join(', ')}) VALUES ${Array.from({ length: rows }, () => row).join(', ')} ON CONFLICT (id) DO NOTHING`,
-    );
+    statement = database.prepare(sqliteInsertOf(rows));
     byRows.set(rows, statement);
   }
   return statement;

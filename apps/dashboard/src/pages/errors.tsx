@@ -24,17 +24,18 @@ interface Group {
 
 export function groupErrors(requests: readonly StoredRequest[]): Group[] {
   const groups = new Map<string, Group>();
-  const add = (target: string, reason: string, kind: Group['kind'], time: string, alias: string): void => {
+  const add = (target: string, reason: string, kind: Group['kind'], time: string, alias: string | null): void => {
     const key = `${kind}\u0000${target}\u0000${reason}`;
     let group = groups.get(key);
     if (group === undefined) groups.set(key, (group = { target, reason, kind, count: 0, last: time, aliases: new Set() }));
     group.count += 1;
     if (time > group.last) group.last = time;
-    group.aliases.add(alias);
+    // A request refused before routing may name neither an alias nor a model.
+    if (alias !== null) group.aliases.add(alias);
   };
   for (const r of requests) {
     const alias = r.alias ?? r.model;
-    for (const a of r.attempts) if (a.failed_over) add(a.target, a.reason ?? a.outcome, 'failed-over attempt', r.time, alias);
+    for (const a of r.attempts) if (a.failed_over) add(a.target, a.reason, 'failed-over attempt', r.time, alias);
     if (r.status >= 400) {
       const last = r.attempts[r.attempts.length - 1];
       add(r.target ?? last?.target ?? '(no target)', r.code ?? last?.reason ?? `HTTP ${r.status}`, 'failed request', r.time, alias);

@@ -39,7 +39,7 @@ function AttemptsTable({ request }: { request: StoredRequest }) {
               <Badge tone={a.outcome === 'ok' ? 'good' : 'bad'}>{a.outcome}</Badge>
               {a.upstream_status !== null && <span class="muted small"> HTTP {a.upstream_status}</span>}
             </td>
-            <td>{a.reason ?? '–'}</td>
+            <td>{a.reason}</td>
             <td class="num">{formatMs(a.duration_ms)}</td>
             <td class="num">{formatUsd(a.cost_usd)}</td>
           </tr>

@@ -9,10 +9,10 @@ import { paramsOf } from '../http/url.js';
 import {
   isUsageQueryError,
   MAX_PAGE_SIZE,
+  requestJson,
   SUMMARY_GROUPS,
   type RequestPage,
   type RequestPageQuery,
-  type StoredRequest,
   type SummaryGroup,
 } from '@mana/llm-usage-store';
 import type { GatewayContext } from '../context.js';
@@ -92,49 +92,6 @@ function pageQuery(params: Params): RequestPageQuery {
   const status = integer(params, 'status', 100, 599);
   const failedOver = flag(params, 'failed_over');
   return { since, until, limit, cursor, alias, target, code, status, failedOver };
-}
-
-function requestJson(r: StoredRequest) {
-  return {
-    id: r.id,
-    request_id: r.requestId,
-    time: new Date(r.time).toISOString(),
-    key: r.keyFingerprint,
-    replica: r.replica,
-    alias: r.alias,
-    model: r.model,
-    target: r.target,
-    provider: r.provider,
-    status: r.status,
-    code: r.code,
-    stream: r.stream,
-    priority: r.priority,
-    attempts_count: r.attemptCount,
-    failovers: r.failovers,
-    rescued: r.rescued,
-    duration_ms: r.durationMs,
-    ttfb_ms: r.ttfbMs,
-    prompt_tokens: r.promptTokens,
-    completion_tokens: r.completionTokens,
-    cached_tokens: r.cachedTokens,
-    cost_usd: r.costUsd,
-    plan: r.plan,
-    attempts: r.attempts.map((a) => ({
-      position: a.position,
-      target: a.target,
-      provider: a.provider,
-      model: a.model,
-      outcome: a.outcome,
-      reason: a.reason,
-      upstream_status: a.upstreamStatus,
-      duration_ms: a.durationMs,
-      prompt_tokens: a.promptTokens,
-      completion_tokens: a.completionTokens,
-      cached_tokens: a.cachedTokens,
-      cost_usd: a.costUsd,
-      failed_over: a.failedOver,
-    })),
-  };
 }
 
 function pageJson(page: RequestPage) {
