@@ -48,7 +48,7 @@ describe('abusive upstream faults', () => {
       const content = body.choices?.[0].message.content ?? body.message?.content ?? '';
       expect(content).toMatch(/^a+$/);
     }
-  });
+  }, 30_000); // 6 MB generated, sent and parsed: seconds, not the default 5, on a loaded 2-core machine
 
   it('huge_body with an error status: an error JSON of the asked size', async () => {
     openai.on('huge-400', { kind: 'huge_body', bytes: 500_000, status: 400 });
