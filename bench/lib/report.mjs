@@ -20,6 +20,9 @@ export function evaluateTargets(results) {
   const targets = [];
   const have = (...values) => values.every(Number.isFinite);
   const add = (name, goal, value, bound, met) => targets.push({ name, goal, value, bound, met: met === undefined ? null : Boolean(met) });
+  /** Our time (ms) within `marginMs` of the Node floor's in the same run. */
+  const addNearFloor = (name, ours, floor, marginMs) =>
+    add(name, `≤ floor’s + ${marginMs} ms`, ms(ours), have(floor) ? ms(floor + marginMs) : '–', have(ours, floor) ? ours <= floor + marginMs : undefined);
   const lat = results.latency;
   const oursAdded = lat?.nonStream?.ours?.added?.median;
   const floorAdded = lat?.nonStream?.floor?.added?.median;
@@ -37,13 +40,7 @@ export function evaluateTargets(results) {
     have(tFloor) ? `${num(0.75 * tFloor)} req/s` : '–',
     have(tOurs, tFloor) ? tOurs >= 0.75 * tFloor : undefined,
   );
-  add(
-    'Median added latency, sequential, non-streaming, vs the floor',
-    '≤ floor’s + 0.05 ms',
-    ms(oursAdded),
-    have(floorAdded) ? ms(floorAdded + 0.05) : '–',
-    have(oursAdded, floorAdded) ? oursAdded <= floorAdded + 0.05 : undefined,
-  );
+  addNearFloor('Median added latency, sequential, non-streaming, vs the floor', oursAdded, floorAdded, 0.05);
   add(
     'Median added latency, sequential, non-streaming, vs Portkey',
     '≤ 0.25 × Portkey’s',
@@ -53,22 +50,10 @@ export function evaluateTargets(results) {
   );
   const ttfb = lat?.streamFirstByte?.ours?.added?.median;
   const floorTtfb = lat?.streamFirstByte?.floor?.added?.median;
-  add(
-    'Streaming first byte, median added, vs the floor',
-    '≤ floor’s + 0.1 ms',
-    ms(ttfb),
-    have(floorTtfb) ? ms(floorTtfb + 0.1) : '–',
-    have(ttfb, floorTtfb) ? ttfb <= floorTtfb + 0.1 : undefined,
-  );
+  addNearFloor('Streaming first byte, median added, vs the floor', ttfb, floorTtfb, 0.1);
   const p99 = results.throughput?.ours?.fixed?.latencyP99Ms;
   const floorP99 = results.throughput?.floor?.fixed?.latencyP99Ms;
-  add(
-    `p99 at ${rate} req/s, vs the floor`,
-    '≤ floor’s + 1 ms',
-    ms(p99),
-    have(floorP99) ? ms(floorP99 + 1) : '–',
-    have(p99, floorP99) ? p99 <= floorP99 + 1 : undefined,
-  );
+  addNearFloor(`p99 at ${rate} req/s, vs the floor`, p99, floorP99, 1);
   const mem = results.memory?.ours;
   add(
     `RSS with ${mem?.count ?? 1000} open streams`,

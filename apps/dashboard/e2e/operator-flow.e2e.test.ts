@@ -10,29 +10,26 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { refusingPort, startFakeOpenAI, type FakeUpstream, type GatewayProcess } from '@mana/llm-testkit';
+import { closeFakes, providersYaml, refusingPort, startFakes, type Fakes, type GatewayProcess } from '@mana/llm-testkit';
 import { cspViolations, launchChromium, openPage, openViewer, type Viewer } from './browser.js';
 import { aliasesYaml, chatOnce } from '@mana/llm-testkit';
 import { ADMIN_KEY, startGateway } from './gateway.js';
 
 const LIVE_WAIT_MS = 15_000; // pages poll every 5 s; a probe runs every 1 s here
 
-let ok: FakeUpstream;
-let flaky: FakeUpstream;
+let fakes: Fakes<'ok' | 'flaky'>;
 let gw: GatewayProcess;
 let browser: Browser;
 let viewer: Viewer;
 let page: Page;
 
 beforeAll(async () => {
-  ok = await startFakeOpenAI({ name: 'ok' });
-  flaky = await startFakeOpenAI({ name: 'flaky' });
+  fakes = await startFakes({ ok: 'openai', flaky: 'openai' });
   const deadPort = await refusingPort();
   const config =
     'settings:\n  probe_interval: 1s\n  failure_threshold: 1\n' +
     'providers:\n' +
-    `  ok: { type: openai, base_url: "${ok.baseUrl}", api_key_required: false }\n` +
-    `  flaky: { type: openai, base_url: "${flaky.baseUrl}", api_key_required: false }\n` +
+    providersYaml(fakes) +
     // Nothing listens here; a high threshold keeps it in the plan, so every request tries it and fails over.
     `  dead: { type: openai, base_url: "http://127.0.0.1:${deadPort}/v1", api_key_required: false, settings: { failure_threshold: 1000 } }\n` +
     // flaky serves an alias of its own (only providers some alias uses are probed).
@@ -45,8 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await gw?.stop();
-  await ok?.close();
-  await flaky?.close();
+  await closeFakes(fakes);
 });
 
 const configFile = (): Promise<string> => readFile(gw.configPath, 'utf8');
@@ -102,7 +98,7 @@ describe('the operator dashboard in a browser', () => {
     expect(await flakyRow.textContent()).not.toContain('unhealthy');
     await page.evaluate(() => ((window as unknown as { stillTheSamePage: boolean }).stillTheSamePage = true));
 
-    await flaky.stop(); // the process behind the provider dies
+    await fakes.flaky.stop(); // the process behind the provider dies
 
     await expect.poll(() => flakyRow.textContent(), { timeout: LIVE_WAIT_MS }).toContain('unhealthy');
     expect(await flakyRow.textContent()).toMatch(/refused|ECONNREFUSED/i); // the last error, next to the state

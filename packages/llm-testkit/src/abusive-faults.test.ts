@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOllama } from './fake-ollama.js';
 import { startFakeOpenAI } from './fake-openai.js';
-import type { FakeUpstream } from './types.js';
+import type { FakeBehavior, FakeUpstream } from './types.js';
 
 let openai: FakeUpstream;
 let ollama: FakeUpstream;
@@ -36,6 +36,14 @@ async function readSome(res: Response, bytes: number, controller: AbortControlle
   return text;
 }
 
+/** At least the first megabyte of an endless stream that `fake` answers `model` with, read before the client leaves. */
+async function firstMegabyte(fake: FakeUpstream, model: string, behavior: FakeBehavior): Promise<string> {
+  fake.on(model, behavior);
+  const controller = new AbortController();
+  const res = await chat(fake, model, true, controller.signal);
+  return readSome(res, 1_000_000, controller);
+}
+
 describe('abusive upstream faults', () => {
   it('huge_body: a valid answer of exactly the asked size, generated as it is sent (both dialects)', async () => {
     for (const fake of [openai, ollama]) {
@@ -61,10 +69,7 @@ describe('abusive upstream faults', () => {
 
   it('endless_role_chunks: role-only chunks, never content, until the client leaves', async () => {
     for (const fake of [openai, ollama]) {
-      fake.on('roles', { kind: 'endless_role_chunks' });
-      const controller = new AbortController();
-      const res = await chat(fake, 'roles', true, controller.signal);
-      const text = await readSome(res, 1_000_000, controller);
+      const text = await firstMegabyte(fake, 'roles', { kind: 'endless_role_chunks' });
       expect(text.length).toBeGreaterThanOrEqual(1_000_000);
       const first = text.slice(0, text.indexOf('\n'));
       expect(first).toContain('"role":"assistant"');
@@ -75,10 +80,7 @@ describe('abusive upstream faults', () => {
 
   it('endless_line: one content line that never ends, until the client leaves', async () => {
     for (const fake of [openai, ollama]) {
-      fake.on('line', { kind: 'endless_line' });
-      const controller = new AbortController();
-      const res = await chat(fake, 'line', true, controller.signal);
-      const text = await readSome(res, 1_000_000, controller);
+      const text = await firstMegabyte(fake, 'line', { kind: 'endless_line' });
       expect(text.length).toBeGreaterThanOrEqual(1_000_000);
       expect(text).not.toContain('\n');
       expect(text).toContain('"content":"aaaa');

@@ -1,5 +1,6 @@
 export { startFakeOpenAI } from './fake-openai.js';
 export { startFakeOllama } from './fake-ollama.js';
+export { closeFakes, providersYaml, startFakes, type FakeKind, type Fakes } from './fake-set.js';
 export { refusingPort } from './ports.js';
 export { startGatewayProcess } from './gateway-process.js';
 export { startReaper } from './reaper.js';

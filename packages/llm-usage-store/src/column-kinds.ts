@@ -48,14 +48,18 @@ export const SQL_TYPES = {
   json: 'text',
 } as const satisfies Record<ColumnKind, string>;
 
-/** A kind's value in a record and in `StoredRequest`, null aside (a list column's comes from its items). */
-export interface KindValues {
+/** A scalar kind's value in a record and in the usage API's JSON alike, `time` aside. */
+interface ScalarValues {
   'row-id': string;
   text: string;
   'dictionary-string': string;
   integer: number;
   real: number;
   boolean: boolean;
+}
+
+/** A kind's value in a record and in `StoredRequest`, null aside (a list column's comes from its items). */
+export interface KindValues extends ScalarValues {
   time: number;
   json: readonly object[];
 }
@@ -74,13 +78,7 @@ export interface KindCells {
 }
 
 /** A scalar kind's value in the usage API's JSON, null aside (a list's is its items' JSON). */
-export interface KindWire {
-  'row-id': string;
-  text: string;
-  'dictionary-string': string;
-  integer: number;
-  real: number;
-  boolean: boolean;
+export interface KindWire extends ScalarValues {
   /** ISO 8601, UTC. */
   time: string;
 }

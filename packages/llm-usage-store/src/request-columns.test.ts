@@ -8,40 +8,19 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SQL_TYPES } from './column-kinds.js';
 import { recordBatch } from './record-block.js';
 import { REQUEST_COLUMNS, type ListShape } from './request-columns.js';
-import { attempt, request } from './test-records.js';
-import { ENGINES, testLocation, type Engine, type TestLocation } from './test-stores.js';
+import { everyColumnRequest } from './test-records.js';
+import { ENGINES, storePerTest, type Engine, type TestLocation } from './test-stores.js';
 import type { RequestRecord } from './types.js';
-import { UsageStore } from './usage-store.js';
+import type { UsageStore } from './usage-store.js';
 
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 
-/** A record in which every column holds a value (none null), most of them unlike any other's. */
-const EVERY_COLUMN: RequestRecord = request({
-  requestId: 'req-every-column',
-  time: T0 + 7,
-  keyFingerprint: 'k:every',
-  replica: 'gw-every:3025',
-  alias: 'every-alias',
-  model: 'every-model',
-  status: 503,
-  code: 'all_targets_failed',
-  stream: true,
-  priority: 'high',
-  durationMs: 812.5,
-  ttfbMs: 120.25,
-  promptTokens: 11,
-  completionTokens: 13,
-  cachedTokens: 4,
-  costUsd: 0.000031,
-  attempts: [
-    attempt(0, { outcome: 'failed', reason: 'http_429', upstreamStatus: 429, durationMs: 3.5, promptTokens: 1, completionTokens: 2, cachedTokens: 3, costUsd: 0.000001, failedOver: true }),
-    attempt(1, { target: 'ollama/every', provider: 'ollama', model: 'every', outcome: 'failed', reason: 'http_503', upstreamStatus: 503, durationMs: 90.5, cachedTokens: 5, failedOver: false }),
-  ],
-});
+/** A record in which every column holds a value (none null). */
+const EVERY_COLUMN: RequestRecord = everyColumnRequest({ time: T0 + 7 });
 
 interface SchemaColumn {
   readonly name: string;
@@ -118,33 +97,24 @@ describe('the column declaration', () => {
 });
 
 describe.each(ENGINES)('the declared columns on %s', (engine) => {
-  let where: TestLocation | undefined;
-  let store: UsageStore | undefined;
+  const openStore = storePerTest();
 
-  afterEach(async () => {
-    await store?.close();
-    await where?.cleanup();
-    store = undefined;
-    where = undefined;
-  });
-
-  async function storeWith(records: readonly RequestRecord[]): Promise<TestLocation> {
-    where = await testLocation(engine);
-    store = new UsageStore({ location: where.location });
-    await store.write(recordBatch(records));
-    return where;
+  async function storeWith(records: readonly RequestRecord[]): Promise<{ store: UsageStore; where: TestLocation }> {
+    const opened = await openStore(engine);
+    await opened.store.write(recordBatch(records));
+    return opened;
   }
 
   it('are exactly the columns the migrations build: name, type and nullability', async () => {
-    const schema = await schemaOf(engine, await storeWith([]));
+    const schema = await schemaOf(engine, (await storeWith([])).where);
     const declared = REQUEST_COLUMNS.map((c) => ({ name: c.name, type: SQL_TYPES[c.kind], nullable: c.nullable !== false }));
     const byName = (a: SchemaColumn, b: SchemaColumn) => a.name.localeCompare(b.name);
     expect([...schema].sort(byName)).toEqual([...declared].sort(byName));
   }, 60_000);
 
   it('are each stored as declared, none left out', async () => {
-    const at = await storeWith([EVERY_COLUMN]);
-    const [row] = await onTheEngine(at, (sql) => sql('SELECT * FROM usage_requests'));
+    const { where } = await storeWith([EVERY_COLUMN]);
+    const [row] = await onTheEngine(where, (sql) => sql('SELECT * FROM usage_requests'));
     expect(row).toBeDefined();
     for (const column of REQUEST_COLUMNS) {
       const cell = row?.[column.name];
@@ -159,8 +129,8 @@ describe.each(ENGINES)('the declared columns on %s', (engine) => {
   }, 60_000);
 
   it('come back from a query, every served column under its field', async () => {
-    await storeWith([EVERY_COLUMN]);
-    const [stored] = (await store!.requests({})).requests;
+    const { store } = await storeWith([EVERY_COLUMN]);
+    const [stored] = (await store.requests({})).requests;
     const served = REQUEST_COLUMNS.filter((c) => 'field' in c);
     expect(Object.keys(stored ?? {}).sort()).toEqual(served.map((c) => c.field).sort());
     for (const column of served) {

@@ -1,4 +1,8 @@
-/** Builders of request records for the tests (not shipped: tsconfig.build.json leaves this file out). */
+/**
+ * Builders of request records for the tests, this package's and the gateway's
+ * (`@mana/llm-usage-store/test-records`, resolved under the `development`
+ * condition only). Not shipped: tsconfig.build.json leaves this file out.
+ */
 import { recordBatch, type RecordBatch } from './record-block.js';
 import type { AttemptRecord, RequestRecord } from './types.js';
 
@@ -66,6 +70,36 @@ export function rescuedRequest(over: Partial<RequestRecord> = {}): RequestRecord
         failedOver: true,
       }),
       attempt(1, { target: 'ollama/gemma3:4b', provider: 'ollama', model: 'gemma3:4b', costUsd: null }),
+    ],
+    ...over,
+  });
+}
+
+/**
+ * A record in which every column holds a value (none null), most of them
+ * unlike any other's: what the column declaration's tests store and read back
+ * (request-columns.test.ts here, usage-columns.e2e.test.ts through the gateway).
+ */
+export function everyColumnRequest(over: Partial<RequestRecord> = {}): RequestRecord {
+  return request({
+    requestId: 'req-every-column',
+    keyFingerprint: 'k:every',
+    replica: 'gw-every:3025',
+    alias: 'every-alias',
+    model: 'every-model',
+    status: 503,
+    code: 'all_targets_failed',
+    stream: true,
+    priority: 'high',
+    durationMs: 812.5,
+    ttfbMs: 120.25,
+    promptTokens: 11,
+    completionTokens: 13,
+    cachedTokens: 4,
+    costUsd: 0.000031,
+    attempts: [
+      attempt(0, { outcome: 'failed', reason: 'http_429', upstreamStatus: 429, durationMs: 3.5, promptTokens: 1, completionTokens: 2, cachedTokens: 3, costUsd: 0.000001, failedOver: true }),
+      attempt(1, { target: 'ollama/every', provider: 'ollama', model: 'every', outcome: 'failed', reason: 'http_503', upstreamStatus: 503, durationMs: 90.5, cachedTokens: 5, failedOver: false }),
     ],
     ...over,
   });

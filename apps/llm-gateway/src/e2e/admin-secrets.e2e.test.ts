@@ -6,7 +6,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { closeFakes, providersYaml, startFakes, type FakeUpstream, type Fakes } from '@mana/llm-testkit';
 import { aliasesYaml, chatOnce, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const ADMIN_KEY = 'admin-key-e2e-secrets-2c7e';
@@ -17,25 +17,23 @@ const BEARER = 'Bearer sk-live-header-e2e-5e0c';
 const X_API_KEY = 'sk-x-api-key-e2e-d13f';
 const CUSTOM_TOKEN = 'tok-custom-e2e-88c1';
 
-let one: FakeUpstream;
-let two: FakeUpstream;
+let fakes: Fakes<'one' | 'two'>;
 let gw: GatewayProcess;
 
 beforeAll(async () => {
-  one = await startFakeOpenAI({ name: 'one' });
-  two = await startFakeOpenAI({ name: 'two' });
+  fakes = await startFakes({ one: 'openai', two: 'openai' });
   const config =
     'providers:\n' +
-    `  ok: { type: openai, base_url: "${one.baseUrl}", api_key_required: false }\n` +
+    providersYaml({ ok: fakes.one }) +
     // As an earlier gateway wrote a_c's literal key: under the name a-c's key would get today.
-    `  a_c: { type: openai, base_url: "${two.baseUrl}", api_key: "\${MANA_LLM_SECRET_A_C_API_KEY}" }\n` +
+    `  a_c: { type: openai, base_url: "${fakes.two.baseUrl}", api_key: "\${MANA_LLM_SECRET_A_C_API_KEY}" }\n` +
     aliasesYaml({ 'mana/a-c-legacy': ['a_c/m'] }, ['ok/m1']);
   gw = await spawnGateway({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY, E2E_BEARER_TOKEN: 'sk-env-bearer-e2e-0b19' } });
 });
 
 afterAll(async () => {
   await gw?.stop();
-  await Promise.all([one?.close(), two?.close()]);
+  await closeFakes(fakes);
 });
 
 async function admin(path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: Json }> {
@@ -68,8 +66,8 @@ async function keySeenUpstream(fake: FakeUpstream, alias: string): Promise<strin
 
 describe('secret variable names are unique per provider', () => {
   it('a-b and a_b each keep their own literal key: writing one does not replace the other', async () => {
-    expect((await admin('/admin/providers/a-b', { method: 'PUT', body: { type: 'openai', base_url: one.baseUrl, api_key: KEY_DASH } })).status).toBe(201);
-    const underscore = await admin('/admin/providers/a_b', { method: 'PUT', body: { type: 'openai', base_url: two.baseUrl, api_key: KEY_UNDERSCORE } });
+    expect((await admin('/admin/providers/a-b', { method: 'PUT', body: { type: 'openai', base_url: fakes.one.baseUrl, api_key: KEY_DASH } })).status).toBe(201);
+    const underscore = await admin('/admin/providers/a_b', { method: 'PUT', body: { type: 'openai', base_url: fakes.two.baseUrl, api_key: KEY_UNDERSCORE } });
     expect(underscore.status).toBe(201);
     const dash = await admin('/admin/providers/a-b');
     expect(dash.body.api_key_env).toBe('MANA_LLM_SECRET_A_B_API_KEY');
@@ -77,23 +75,23 @@ describe('secret variable names are unique per provider', () => {
 
     expect((await admin('/admin/aliases/mana/a-b', { method: 'PUT', body: { chain: ['a-b/m'] } })).status).toBe(201);
     expect((await admin('/admin/aliases/mana/a_b', { method: 'PUT', body: { chain: ['a_b/m'] } })).status).toBe(201);
-    expect(await keySeenUpstream(one, 'mana/a-b')).toBe(`Bearer ${KEY_DASH}`);
-    expect(await keySeenUpstream(two, 'mana/a_b')).toBe(`Bearer ${KEY_UNDERSCORE}`);
+    expect(await keySeenUpstream(fakes.one, 'mana/a-b')).toBe(`Bearer ${KEY_DASH}`);
+    expect(await keySeenUpstream(fakes.two, 'mana/a_b')).toBe(`Bearer ${KEY_UNDERSCORE}`);
 
     // Rewriting a_b's key reuses its own name and leaves a-b's alone.
     expect((await admin('/admin/providers/a_b', { method: 'PATCH', body: { api_key: `${KEY_UNDERSCORE}-2` } })).body.api_key_env).toBe('MANA_LLM_SECRET_A_B_API_KEY_2');
-    expect(await keySeenUpstream(one, 'mana/a-b')).toBe(`Bearer ${KEY_DASH}`);
-    expect(await keySeenUpstream(two, 'mana/a_b')).toBe(`Bearer ${KEY_UNDERSCORE}-2`);
+    expect(await keySeenUpstream(fakes.one, 'mana/a-b')).toBe(`Bearer ${KEY_DASH}`);
+    expect(await keySeenUpstream(fakes.two, 'mana/a_b')).toBe(`Bearer ${KEY_UNDERSCORE}-2`);
   });
 
   it('a file an earlier gateway wrote stays readable: a new provider whose name maps to a variable already in use gets another', async () => {
     const before = await yaml();
     expect((await admin('/admin/providers/a_c', { method: 'PATCH', body: { api_key: LEGACY_KEY } })).body.api_key_env).toBe('MANA_LLM_SECRET_A_C_API_KEY');
-    const created = await admin('/admin/providers/a-c', { method: 'PUT', body: { type: 'openai', base_url: one.baseUrl, api_key: KEY_DASH } });
+    const created = await admin('/admin/providers/a-c', { method: 'PUT', body: { type: 'openai', base_url: fakes.one.baseUrl, api_key: KEY_DASH } });
     expect(created.status).toBe(201);
     expect(created.body.api_key_env).toBe('MANA_LLM_SECRET_A_C_API_KEY_2');
     expect(await yaml()).toContain(before.split('\n').find((line) => line.startsWith('  a_c:')));
-    expect(await keySeenUpstream(two, 'mana/a-c-legacy')).toBe(`Bearer ${LEGACY_KEY}`);
+    expect(await keySeenUpstream(fakes.two, 'mana/a-c-legacy')).toBe(`Bearer ${LEGACY_KEY}`);
   });
 });
 
@@ -103,7 +101,7 @@ describe('credential headers are stored like api_key', () => {
       method: 'PUT',
       body: {
         type: 'openai',
-        base_url: one.baseUrl,
+        base_url: fakes.one.baseUrl,
         headers: { Authorization: BEARER, 'x-api-key': X_API_KEY, 'X-Custom-Token': CUSTOM_TOKEN, 'X-Title': 'Mana gateway' },
         secret_headers: ['X-Custom-Token'],
       },
@@ -124,17 +122,17 @@ describe('credential headers are stored like api_key', () => {
     expect(secrets).toContain(`MANA_LLM_SECRET_HDR_HEADER_X_CUSTOM_TOKEN=${CUSTOM_TOKEN}\n`);
 
     expect((await admin('/admin/aliases/mana/hdr', { method: 'PUT', body: { chain: ['hdr/m'] } })).status).toBe(201);
-    one.reset();
+    fakes.one.reset();
     expect((await chatOnce(gw.url, 'mana/hdr')).status).toBe(200);
-    const seen = one.requests.at(-1)!.headers;
+    const seen = fakes.one.requests.at(-1)!.headers;
     expect(seen).toMatchObject({ authorization: BEARER, 'x-api-key': X_API_KEY, 'x-custom-token': CUSTOM_TOKEN, 'x-title': 'Mana gateway' });
 
     // A PATCH of one header keeps the others' references.
     expect((await admin('/admin/providers/hdr', { method: 'PATCH', body: { headers: { Authorization: `${BEARER}-2` } } })).status).toBe(200);
     expect(await secretsFile()).toContain(`MANA_LLM_SECRET_HDR_HEADER_AUTHORIZATION=${BEARER}-2\n`);
-    one.reset();
+    fakes.one.reset();
     expect((await chatOnce(gw.url, 'mana/hdr')).status).toBe(200);
-    expect(one.requests.at(-1)!.headers).toMatchObject({ authorization: `${BEARER}-2`, 'x-api-key': X_API_KEY });
+    expect(fakes.one.requests.at(-1)!.headers).toMatchObject({ authorization: `${BEARER}-2`, 'x-api-key': X_API_KEY });
 
     const history = await admin('/admin/config/history?limit=100');
     const versions = await Promise.all(history.body.data.map((v: Json) => admin(`/admin/config/history/${v.version}`)));
@@ -143,10 +141,10 @@ describe('credential headers are stored like api_key', () => {
   });
 
   it('"Bearer ${VAR}" is a reference: written as sent, resolved from the environment', async () => {
-    const put = await admin('/admin/providers/hdr-env', { method: 'PUT', body: { type: 'openai', base_url: one.baseUrl, headers: { Authorization: 'Bearer ${E2E_BEARER_TOKEN}' } } });
+    const put = await admin('/admin/providers/hdr-env', { method: 'PUT', body: { type: 'openai', base_url: fakes.one.baseUrl, headers: { Authorization: 'Bearer ${E2E_BEARER_TOKEN}' } } });
     expect(put.status).toBe(201);
     expect(await yaml()).toContain('Authorization: Bearer ${E2E_BEARER_TOKEN}');
     expect((await admin('/admin/aliases/mana/hdr-env', { method: 'PUT', body: { chain: ['hdr-env/m'] } })).status).toBe(201);
-    expect(await keySeenUpstream(one, 'mana/hdr-env')).toBe('Bearer sk-env-bearer-e2e-0b19');
+    expect(await keySeenUpstream(fakes.one, 'mana/hdr-env')).toBe('Bearer sk-env-bearer-e2e-0b19');
   });
 });

@@ -7,35 +7,32 @@ import { chmod, readFile, readdir, stat, utimes, writeFile } from 'node:fs/promi
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, secretsPathFor } from '@mana/llm-router';
-import { refusingPort, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { closeFakes, refusingPort, startFakes, type Fakes } from '@mana/llm-testkit';
 import { aliasesYaml, chatOnce, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const ADMIN_KEY = 'admin-key-for-e2e-7d1f';
 const LITERAL_KEY = 'sk-literal-e2e-secret-93kq';
 
-let one: FakeUpstream;
-let two: FakeUpstream;
+let fakes: Fakes<'one' | 'two'>;
 let gw: GatewayProcess;
 let original: string;
 
 beforeAll(async () => {
-  one = await startFakeOpenAI({ name: 'one' });
-  two = await startFakeOpenAI({ name: 'two' });
+  fakes = await startFakes({ one: 'openai', two: 'openai' });
   const dead = await refusingPort();
   original =
     '# Team config: comments must survive admin writes.\n' +
     'providers:\n' +
     `  dead: { type: openai, base_url: "http://127.0.0.1:${dead}/v1", api_key_required: false }   # nothing listens here\n` +
-    `  ok:   { type: openai, base_url: "${one.baseUrl}", api_key_required: false }\n` +
-    `  ok2:  { type: openai, base_url: "${two.baseUrl}", api_key_required: false }\n` +
+    `  ok:   { type: openai, base_url: "${fakes.one.baseUrl}", api_key_required: false }\n` +
+    `  ok2:  { type: openai, base_url: "${fakes.two.baseUrl}", api_key_required: false }\n` +
     aliasesYaml({}, ['ok/m1']);
   gw = await spawnGateway({ config: original, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY, TEAM_KEY: 'sk-from-env-4411' } });
 });
 
 afterAll(async () => {
   await gw?.stop();
-  await one?.close();
-  await two?.close();
+  await closeFakes(fakes);
 });
 
 interface Call {
@@ -261,7 +258,7 @@ async function rawRequest(path: string, init: { method: string; body: unknown })
 
 describe('providers and secrets', () => {
   it('a literal api_key goes to a 0600 secrets file, the YAML refers to it; GET says only that it is set; the upstream receives it', async () => {
-    const put = await admin('/admin/providers/team', { method: 'PUT', body: { type: 'openai', base_url: one.baseUrl, api_key: LITERAL_KEY } });
+    const put = await admin('/admin/providers/team', { method: 'PUT', body: { type: 'openai', base_url: fakes.one.baseUrl, api_key: LITERAL_KEY } });
     expect(put.status).toBe(201);
     expect(put.body).toMatchObject({ name: 'team', api_key_set: true, api_key_env: 'MANA_LLM_SECRET_TEAM_API_KEY' });
     const text = await file();
@@ -272,9 +269,9 @@ describe('providers and secrets', () => {
     expect(await readFile(secretsPath, 'utf8')).toContain(`MANA_LLM_SECRET_TEAM_API_KEY=${LITERAL_KEY}\n`);
 
     expect((await admin('/admin/aliases/mana/keyed', { method: 'PUT', body: { chain: ['team/k'] } })).status).toBe(201);
-    one.reset();
+    fakes.one.reset();
     expect((await chat('mana/keyed')).status).toBe(200);
-    expect(one.requests[0]?.headers.authorization).toBe(`Bearer ${LITERAL_KEY}`);
+    expect(fakes.one.requests[0]?.headers.authorization).toBe(`Bearer ${LITERAL_KEY}`);
   });
 
   it('references are stored as ${NAME}: ${TEAM_KEY} and LiteLLM os.environ/TEAM_KEY', async () => {

@@ -8,34 +8,31 @@ import { chmod, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, startTestPostgres, type FakeUpstream } from '@mana/llm-testkit';
+import { closeFakes, providersYaml, startFakes, startTestPostgres, type Fakes } from '@mana/llm-testkit';
 import { aliasesYaml, chatOnce, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const ADMIN_KEY = 'admin-key-e2e-history-51c2';
 const ALIAS = 'mana/fast-text';
 
-let one: FakeUpstream;
-let two: FakeUpstream;
+let fakes: Fakes<'one' | 'two'>;
 let gw: GatewayProcess;
 let dataDir: string;
 let original: string;
 
 beforeAll(async () => {
-  one = await startFakeOpenAI({ name: 'one' });
-  two = await startFakeOpenAI({ name: 'two' });
+  fakes = await startFakes({ one: 'openai', two: 'openai' });
   dataDir = mkdtempSync(join(tmpdir(), 'mana-history-e2e-'));
   original =
     '# Team config: the rollback must bring back these bytes, comments included.\n' +
     'providers:\n' +
-    `  one: { type: openai, base_url: "${one.baseUrl}", api_key_required: false }\n` +
-    `  two: { type: openai, base_url: "${two.baseUrl}", api_key_required: false }\n` +
+    providersYaml(fakes) +
     aliasesYaml({ [ALIAS]: ['one/m1'] }, ['one/m1']);
   gw = await spawnGateway({ config: original, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY, MANA_LLM_DATA_DIR: dataDir } });
 });
 
 afterAll(async () => {
   await gw?.stop();
-  await Promise.all([one?.close(), two?.close()]);
+  await closeFakes(fakes);
   if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -167,7 +164,7 @@ describe('config history', () => {
 
   it('a LiteLLM /model/new write is recorded as an admin version whose diff adds the new alias', async () => {
     const before = await admin(gw, '/admin/config');
-    const added = await admin(gw, '/model/new', { method: 'POST', body: { model_name: 'ha', litellm_params: { model: 'openai/m-live', api_base: one.baseUrl } } });
+    const added = await admin(gw, '/model/new', { method: 'POST', body: { model_name: 'ha', litellm_params: { model: 'openai/m-live', api_base: fakes.one.baseUrl } } });
     expect(added.status).toBe(200);
     const now = await admin(gw, '/admin/config');
     const [newest] = (await admin(gw, '/admin/config/history?limit=1')).body.data;

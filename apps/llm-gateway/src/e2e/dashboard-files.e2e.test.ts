@@ -7,30 +7,30 @@
 import { request } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refusingPort, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { closeFakes, providersYaml, refusingPort, startFakes, type Fakes } from '@mana/llm-testkit';
 import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const ADMIN_KEY = 'admin-key-dashboard-e2e-5k2p';
 const API_KEY = 'client-key-dashboard-e2e-8w1d';
 
-let ok: FakeUpstream;
+let fakes: Fakes<'ok'>;
 let gw: GatewayProcess;
 
 beforeAll(async () => {
-  ok = await startFakeOpenAI({ name: 'ok' });
+  fakes = await startFakes({ ok: 'openai' });
   const dead = await refusingPort();
   const config =
     'settings:\n  probe_interval: 1h\n' +
     'providers:\n' +
     `  dead: { type: openai, base_url: "http://127.0.0.1:${dead}/v1", api_key_required: false }\n` +
-    `  ok: { type: openai, base_url: "${ok.baseUrl}", api_key_required: false }\n` +
+    providersYaml(fakes) +
     aliasesYaml({}, ['dead/m', 'ok/m']);
   gw = await spawnGateway({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY, MANA_LLM_API_KEYS: API_KEY } });
 });
 
 afterAll(async () => {
   await gw?.stop();
-  await ok?.close();
+  await closeFakes(fakes);
 });
 
 interface Raw {

@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { createOpenAI } from '@ai-sdk/openai';
 import { OpenAIEmbeddings } from '@langchain/openai';
 import { MANA_LLM } from '@mana/llm-aliases';
-import { refusingPort, startFakeOllama, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { closeFakes, refusingPort, startFakes, type Fakes } from '@mana/llm-testkit';
 import { embed, embedMany } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +19,7 @@ const SECRET = 'sk-e2e-EMBED-SECRET-41c9';
 const SPACE = 'nomic-embed-text-v1.5';
 const DIMS = 12;
 
-let cloud: FakeUpstream;
-let node: FakeUpstream;
+let fakes: Fakes<'cloud' | 'node'>;
 let gw: GatewayProcess;
 let client: OpenAI;
 
@@ -29,20 +28,19 @@ const embeddingAlias = (name: string, chain: string, extra = '') =>
   `  ${name}:\n    kind: embedding\n    embedding_space: ${SPACE}\n${extra}    chain: ${chain}\n`;
 
 beforeAll(async () => {
-  cloud = await startFakeOpenAI({ name: 'cloud' });
-  cloud.on('nomic-ai/nomic-embed-text-v1.5', { kind: 'answer', embedding: { dimensions: DIMS } });
-  cloud.on('short', { kind: 'answer', embedding: { count: 1 } });
-  node = await startFakeOllama({ name: 'node' });
-  node.on('nomic-embed-text:v1.5', { kind: 'answer', embedding: { dimensions: DIMS, promptTokens: 9 } });
-  node.on('mixed', { kind: 'answer', embedding: { mixedDimensions: true } });
+  fakes = await startFakes({ cloud: 'openai', node: 'ollama' });
+  fakes.cloud.on('nomic-ai/nomic-embed-text-v1.5', { kind: 'answer', embedding: { dimensions: DIMS } });
+  fakes.cloud.on('short', { kind: 'answer', embedding: { count: 1 } });
+  fakes.node.on('nomic-embed-text:v1.5', { kind: 'answer', embedding: { dimensions: DIMS, promptTokens: 9 } });
+  fakes.node.on('mixed', { kind: 'answer', embedding: { mixedDimensions: true } });
   const dead = await refusingPort();
   const chat = (name: string) => `  ${name}: [cloud/chat-model]\n`;
   const config =
     `settings:\n  probe_interval: 60s\n  first_byte_timeout: 20s\n` +
     `providers:\n` +
     `  down: { type: ollama, base_url: "http://127.0.0.1:${dead}" }\n` +
-    `  node: { type: ollama, base_url: "${node.url}" }\n` +
-    `  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key: "${SECRET}" }\n` +
+    `  node: { type: ollama, base_url: "${fakes.node.url}" }\n` +
+    `  cloud: { type: openai, base_url: "${fakes.cloud.baseUrl}", api_key: "${SECRET}" }\n` +
     `aliases:\n` +
     ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision'].map(chat).join('') +
     embeddingAlias('mana/embed', '[down/nomic-embed-text:v1.5, cloud/nomic-ai/nomic-embed-text-v1.5]') +
@@ -57,13 +55,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.stop();
-  await cloud?.close();
-  await node?.close();
+  await closeFakes(fakes);
 });
 
 /** What the cloud fake answers for `input` when asked directly: the vectors the gateway must relay unchanged. */
 async function directVectors(input: string[]): Promise<number[][]> {
-  const res = await fetch(`${cloud.baseUrl}/embeddings`, { method: 'POST', body: JSON.stringify({ model: 'nomic-ai/nomic-embed-text-v1.5', input }) });
+  const res = await fetch(`${fakes.cloud.baseUrl}/embeddings`, { method: 'POST', body: JSON.stringify({ model: 'nomic-ai/nomic-embed-text-v1.5', input }) });
   const body = (await res.json()) as { data: { embedding: number[] }[] };
   return body.data.map((d) => d.embedding);
 }
@@ -84,7 +81,7 @@ describe('embeddings with the official openai SDK', () => {
     expect(response.headers.get('x-mana-llm-embedding-space')).toBe(SPACE);
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     // The SDK asked for base64 (its default) and decoded it: exactly the upstream's float32 values.
-    const upstream = cloud.requests.find((r) => r.operation === 'embed' && r.headers.authorization === `Bearer ${SECRET}`);
+    const upstream = fakes.cloud.requests.find((r) => r.operation === 'embed' && r.headers.authorization === `Bearer ${SECRET}`);
     expect(upstream?.body).toMatchObject({ model: 'nomic-ai/nomic-embed-text-v1.5', input, encoding_format: 'base64' });
     expect(data.data.map((d) => d.embedding)).toEqual(await directVectors(input));
     expect(data.usage).toEqual({ prompt_tokens: expect.any(Number), total_tokens: expect.any(Number) });
@@ -95,7 +92,7 @@ describe('embeddings with the official openai SDK', () => {
     expect(result.data).toHaveLength(1);
     expect(result.data[0]!.embedding).toHaveLength(DIMS);
     expect(result.usage).toEqual({ prompt_tokens: 9, total_tokens: 9 });
-    const native = node.requests.at(-1);
+    const native = fakes.node.requests.at(-1);
     expect(native).toMatchObject({ path: '/api/embed', body: { model: 'nomic-embed-text:v1.5', input: 'one text', dimensions: DIMS } });
     const line = await gw.waitForLog((l) => l.msg === 'request' && l.alias === 'mana/embed-local');
     expect(line).toMatchObject({ path: '/v1/embeddings', status: 200, target: 'node/nomic-embed-text:v1.5' });
@@ -184,11 +181,11 @@ describe('embeddings: bad input and bad answers', () => {
   });
 
   it('a batch over the alias max_batch → 400 batch_too_large, nothing sent upstream; /embeddings works without /v1', async () => {
-    const before = cloud.count();
+    const before = fakes.cloud.count();
     const res = await post('/v1/embeddings', { model: 'mana/embed-small-batch', input: ['1', '2', '3', '4', '5'] });
     expect(res.status).toBe(400);
     expect(res.json.error).toMatchObject({ code: 'batch_too_large', param: 'input' });
-    expect(cloud.count()).toBe(before);
+    expect(fakes.cloud.count()).toBe(before);
     const fine = await post('/embeddings', { model: 'mana/embed-small-batch', input: ['1', '2', '3', '4'] });
     expect(fine.status).toBe(200);
     expect(fine.json.data).toHaveLength(4);

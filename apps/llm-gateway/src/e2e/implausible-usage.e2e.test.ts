@@ -7,7 +7,7 @@
  * (One `prompt_tokens: -5` used to turn every later scrape into a 500.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama, startFakeOpenAI, type FakeBehavior, type FakeUpstream } from '@mana/llm-testkit';
+import { closeFakes, startFakes, type FakeBehavior, type Fakes } from '@mana/llm-testkit';
 import { spawnGateway, type GatewayProcess, type Json } from './harness.js';
 import { ADMIN, admin, metric, storedRequest } from './usage-client.js';
 
@@ -29,24 +29,22 @@ const GOOD_ALIAS = 'mana/fast-text';
 const CHAT_ALIASES = { 'mana/long-form': 'cloud/bad', 'mana/reasoning': 'node/bad' } as const;
 const EMBED_ALIASES = { 'mana/embed': 'cloud/bad-embed', 'mana/embed-local': 'node/bad-embed' } as const;
 
-let cloud: FakeUpstream;
-let node: FakeUpstream;
+let fakes: Fakes<'cloud' | 'node'>;
 let gw: GatewayProcess;
 
 beforeAll(async () => {
-  cloud = await startFakeOpenAI({ name: 'cloud' });
-  node = await startFakeOllama({ name: 'node' });
-  cloud.on('good', { kind: 'answer', content: 'fine', usage: GOOD });
-  cloud.on('bad', answers());
-  node.on('bad', answers());
-  cloud.on('bad-embed', embeddings());
-  node.on('bad-embed', embeddings());
+  fakes = await startFakes({ cloud: 'openai', node: 'ollama' });
+  fakes.cloud.on('good', { kind: 'answer', content: 'fine', usage: GOOD });
+  fakes.cloud.on('bad', answers());
+  fakes.node.on('bad', answers());
+  fakes.cloud.on('bad-embed', embeddings());
+  fakes.node.on('bad-embed', embeddings());
   const embedding = (name: string, target: string) => `  ${name}:\n    kind: embedding\n    embedding_space: s\n    chain: [${target}]\n`;
   const config =
     `settings:\n  probe_interval: 60s\n  failure_threshold: 1000\n` +
     `providers:\n` +
-    `  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key: "sk-cloud", price: ${PRICE} }\n` +
-    `  node: { type: ollama, base_url: "${node.url}", price: ${PRICE} }\n` +
+    `  cloud: { type: openai, base_url: "${fakes.cloud.baseUrl}", api_key: "sk-cloud", price: ${PRICE} }\n` +
+    `  node: { type: ollama, base_url: "${fakes.node.url}", price: ${PRICE} }\n` +
     `aliases:\n` +
     `  ${GOOD_ALIAS}: [cloud/good]\n  mana/structured: [cloud/good]\n  mana/vision: [cloud/good]\n` +
     Object.entries(CHAT_ALIASES).map(([name, target]) => `  ${name}: [${target}]\n`).join('') +
@@ -56,7 +54,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.stop();
-  await Promise.all([cloud?.close(), node?.close()]);
+  await closeFakes(fakes);
 });
 
 async function post(path: string, body: Record<string, unknown>): Promise<{ status: number; text: string; requestId: string | null }> {

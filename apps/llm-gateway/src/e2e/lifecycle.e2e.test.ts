@@ -243,22 +243,18 @@ describe('startup', () => {
     }
   });
 
+  /** The built gateway run to its exit with `args`, in an environment of PATH alone. */
+  const runBare = (args: readonly string[]) =>
+    spawnSync(process.execPath, [DIST_MAIN, ...args], { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 10_000 });
+
   it('refuses a non-loopback address without API keys, and says why', () => {
-    const run = spawnSync(process.execPath, [DIST_MAIN, '--host', '0.0.0.0', '--port', '0'], {
-      env: { PATH: process.env.PATH ?? '' },
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
+    const run = runBare(['--host', '0.0.0.0', '--port', '0']);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0 without API keys/);
   });
 
   it('fails clearly on a missing config file', () => {
-    const run = spawnSync(process.execPath, [DIST_MAIN, '--config', '/nonexistent/aliases.yaml', '--port', '0'], {
-      env: { PATH: process.env.PATH ?? '' },
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
+    const run = runBare(['--config', '/nonexistent/aliases.yaml', '--port', '0']);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('/nonexistent/aliases.yaml');
   });

@@ -7,7 +7,7 @@
  * member, so every shape a client can receive is validated here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama, startFakeOpenAI, type FakeUpstream, type ToolCall } from '@mana/llm-testkit';
+import { closeFakes, startFakes, type Fakes, type ToolCall } from '@mana/llm-testkit';
 import { spawnGateway, type GatewayProcess, type Json } from './harness.js';
 import { specViolations } from './openai-spec.js';
 
@@ -18,14 +18,12 @@ const CALLS: ToolCall[] = [
   { id: 'call_2', function: { name: 'get_weather', arguments: { city: 'Oslo' } } },
 ];
 
-let cloud: FakeUpstream;
-let node: FakeUpstream;
+let fakes: Fakes<'cloud' | 'node'>;
 let gw: GatewayProcess;
 
 beforeAll(async () => {
-  cloud = await startFakeOpenAI({ name: 'cloud' });
-  node = await startFakeOllama({ name: 'node' });
-  for (const fake of [cloud, node]) {
+  fakes = await startFakes({ cloud: 'openai', node: 'ollama' });
+  for (const fake of Object.values(fakes)) {
     fake.on('text', { kind: 'answer', content: 'Hello there', chunks: 2 });
     fake.on('tools', { kind: 'answer', toolCalls: CALLS });
     fake.on('broken', { kind: 'answer', content: 'one two', chunks: 2, errorEventAfterChunks: 1 });
@@ -33,14 +31,14 @@ beforeAll(async () => {
     fake.on('refused', { kind: 'status', status: 400 });
     fake.on('down', { kind: 'status', status: 500 });
   }
-  cloud.on('refusal', { kind: 'answer', refusal: 'I cannot help with that.' });
-  cloud.on('html', { kind: 'status', status: 400, body: '<html><body>Bad Request</body></html>' });
+  fakes.cloud.on('refusal', { kind: 'answer', refusal: 'I cannot help with that.' });
+  fakes.cloud.on('html', { kind: 'status', status: 400, body: '<html><body>Bad Request</body></html>' });
   const embedding = (name: string, target: string) => `  ${name}:\n    kind: embedding\n    embedding_space: s\n    chain: [${target}]\n`;
   const config =
     `settings:\n  probe_interval: 60s\n  failure_threshold: 1000\n` +
     `providers:\n` +
-    `  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key: "sk-upstream" }\n` +
-    `  node: { type: ollama, base_url: "${node.url}" }\n` +
+    `  cloud: { type: openai, base_url: "${fakes.cloud.baseUrl}", api_key: "sk-upstream" }\n` +
+    `  node: { type: ollama, base_url: "${fakes.node.url}" }\n` +
     `aliases:\n` +
     ['mana/fast-text', 'mana/long-form', 'mana/structured', 'mana/reasoning', 'mana/vision'].map((a) => `  ${a}: [cloud/text]\n`).join('') +
     embedding('mana/embed', 'cloud/emb') +
@@ -50,7 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.stop();
-  await Promise.all([cloud?.close(), node?.close()]);
+  await closeFakes(fakes);
 });
 
 async function call(path: string, init: { body?: unknown; method?: string; auth?: boolean; raw?: string } = {}): Promise<{ status: number; text: string }> {

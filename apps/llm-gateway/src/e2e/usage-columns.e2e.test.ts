@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { recordBatch, REQUEST_COLUMNS, UsageStore, type KindWire, type ListShape, type RequestRecord } from '@mana/llm-usage-store';
+import { everyColumnRequest } from '@mana/llm-usage-store/test-records';
 import { aliasesYaml, spawnGateway, type Json } from './harness.js';
 import { ADMIN, admin } from './usage-client.js';
 
@@ -34,36 +35,8 @@ const IS_WIRE = {
 
 const now = Date.now();
 
-/** Every column holds a value (none null), most of them unlike any other's. */
-const EVERY_COLUMN: RequestRecord = {
-  requestId: 'req-every-column',
-  time: now - 60_000,
-  keyFingerprint: 'k:every',
-  replica: 'gw-every:3025',
-  alias: 'mana/fast-text',
-  model: 'mana/fast-text',
-  target: 'u/m2',
-  provider: 'u',
-  status: 200,
-  code: 'every_code',
-  stream: true,
-  priority: 'high',
-  attemptCount: 2,
-  plan: [
-    { target: 'u/m', outcome: 'failed', reason: 'http_503' },
-    { target: 'u/m2', outcome: 'ok', reason: 'ok' },
-  ],
-  durationMs: 812.5,
-  ttfbMs: 120.25,
-  promptTokens: 11,
-  completionTokens: 13,
-  cachedTokens: 4,
-  costUsd: 0.000031,
-  attempts: [
-    { position: 0, target: 'u/m', provider: 'u', model: 'm', outcome: 'failed', reason: 'http_503', upstreamStatus: 503, durationMs: 3.5, promptTokens: 1, completionTokens: 2, cachedTokens: 3, costUsd: 0.000001, failedOver: true },
-    { position: 1, target: 'u/m2', provider: 'u', model: 'm2', outcome: 'ok', reason: 'ok', upstreamStatus: 200, durationMs: 90.5, promptTokens: 11, completionTokens: 13, cachedTokens: 4, costUsd: 0.00003, failedOver: false },
-  ],
-};
+/** Every column holds a value (none null), within the usage API's default window. */
+const EVERY_COLUMN: RequestRecord = everyColumnRequest({ time: now - 60_000 });
 
 /** An item of a list column as the declaration says the JSON holds it. */
 function itemJson(list: ListShape, item: object, position: number): Record<string, unknown> {

@@ -109,13 +109,22 @@ export function modelError(model: unknown): ModelError | undefined {
   return problem === undefined ? undefined : error('invalid_model', `'model' ${problem}.`);
 }
 
-export function validateChatRequest(body: unknown): ChatValidation {
-  if (!isPlainObject(body)) {
-    return fail('invalid_type', `The request body must be a JSON object, got ${typeName(body)}.`);
+/** What every routed request body is first: a JSON object whose `model` passes `modelError`; else the 400 to answer. */
+export function routedBody(
+  value: unknown,
+): { readonly ok: true; readonly body: Record<string, unknown>; readonly model: string | undefined } | { readonly ok: false; readonly error: ValidationError<'invalid_type' | ModelError['code']> } {
+  if (!isPlainObject(value)) {
+    return { ok: false, error: { code: 'invalid_type', message: `The request body must be a JSON object, got ${typeName(value)}.`, param: undefined } };
   }
-  const model = body.model;
-  const badModel = modelError(model);
+  const badModel = modelError(value.model);
   if (badModel !== undefined) return { ok: false, error: badModel };
+  return { ok: true, body: value, model: value.model as string | undefined };
+}
+
+export function validateChatRequest(value: unknown): ChatValidation {
+  const routed = routedBody(value);
+  if (!routed.ok) return routed;
+  const { body, model } = routed;
 
   const messages = body.messages;
   if (messages === undefined || messages === null) {
@@ -161,7 +170,7 @@ export function validateChatRequest(body: unknown): ChatValidation {
   return {
     ok: true,
     body: body as ChatRequestBody,
-    model: model as string | undefined,
+    model,
     stream: body.stream === true,
   };
 }

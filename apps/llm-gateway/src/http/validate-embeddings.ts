@@ -1,11 +1,10 @@
 /**
  * Validation of an embeddings request body (OpenAI shape). Pure and cheap, like
- * validate-chat.ts (whose `model` rule it shares): a bad `input` gets a 400 with a stable code here instead of
+ * validate-chat.ts (whose start, `routedBody`, it shares): a bad `input` gets a 400 with a stable code here instead of
  * an upstream error, a wasted call, or vectors the caller cannot line up.
  */
 import type { EmbeddingRequestBody } from '@mana/llm-router';
-import { isPlainObject } from '../plain-object.js';
-import { modelError, typeName, type Validation, type ValidationError } from './validate-chat.js';
+import { routedBody, typeName, type Validation, type ValidationError } from './validate-chat.js';
 
 export type EmbeddingValidationError = ValidationError<'invalid_request' | 'invalid_type' | 'invalid_model' | 'empty_input'>;
 
@@ -51,13 +50,10 @@ function validateInput(input: unknown): EmbeddingValidation | undefined {
   return undefined;
 }
 
-export function validateEmbeddingRequest(body: unknown): EmbeddingValidation {
-  if (!isPlainObject(body)) {
-    return fail('invalid_type', `The request body must be a JSON object, got ${typeName(body)}.`);
-  }
-  const model = body.model;
-  const badModel = modelError(model);
-  if (badModel !== undefined) return { ok: false, error: badModel };
+export function validateEmbeddingRequest(value: unknown): EmbeddingValidation {
+  const routed = routedBody(value);
+  if (!routed.ok) return routed;
+  const { body, model } = routed;
   const bad = validateInput(body.input);
   if (bad !== undefined) return bad;
   const encoding = body.encoding_format;
@@ -79,5 +75,5 @@ export function validateEmbeddingRequest(body: unknown): EmbeddingValidation {
     if (clean === body) clean = { ...body };
     delete clean[key];
   }
-  return { ok: true, body: clean as EmbeddingRequestBody, model: model as string | undefined, stream: false };
+  return { ok: true, body: clean as EmbeddingRequestBody, model, stream: false };
 }

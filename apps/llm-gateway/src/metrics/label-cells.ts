@@ -13,7 +13,7 @@
  * Label values are bounded by the callers (targets outside the config are
  * `other`, reasons are cut at their colon), so the trees are bounded too.
  */
-import type { Counter } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 
 /** A tree of Maps, one level per label value, holding one `T` per combination. */
 export class LabelTree<T> {
@@ -75,6 +75,16 @@ export class CounterCells {
    * `this` before every scrape): hands what was added since the last scrape over.
    */
   readonly collect = collectorOf(this.cells);
+}
+
+/**
+ * A Counter registered in `registry` and the cells the request path adds to
+ * (the Counter itself is only read by scrapes, through `collect`).
+ */
+export function counterCells(registry: Registry, counter: { readonly name: string; readonly help: string; readonly labelNames: readonly string[] }): CounterCells {
+  const cells = new CounterCells(counter.labelNames);
+  new Counter({ ...counter, registers: [registry], collect: cells.collect });
+  return cells;
 }
 
 function collectorOf(cells: readonly CounterCell[]): (this: Counter<string>) => void {

@@ -9,7 +9,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AttemptEvent, ConfigSnapshot, ProviderHealthView } from '@mana/llm-router';
 import type { RequestRecord } from '@mana/llm-usage-store';
-import { CounterCells, LabelTree } from './label-cells.js';
+import { counterCells, LabelTree } from './label-cells.js';
 
 /** What the usage recorder reports at scrape time. */
 export interface UsageMetricsSource {
@@ -62,24 +62,31 @@ export function reasonLabel(reason: string): string {
 
 type Observe = { observe(value: number): void };
 
+/** A gauge set at every scrape to what `read` gives; left as it is while `read` gives undefined (no source yet). */
+function scrapedGauge(registry: Registry, gauge: { readonly name: string; readonly help: string }, read: () => number | undefined): Gauge {
+  const scraped: Gauge = new Gauge({
+    ...gauge,
+    registers: [registry],
+    collect: () => {
+      const value = read();
+      if (value !== undefined) scraped.set(value);
+    },
+  });
+  return scraped;
+}
+
 export class GatewayMetrics {
   readonly registry = new Registry();
 
-  private readonly fallbackCells = new CounterCells(['from_model', 'to_model', 'reason']);
-  private readonly fallback = new Counter({
+  private readonly fallbackCells = counterCells(this.registry, {
     name: 'mana_llm_fallback_total',
     help: 'Times the router moved on from one target to the next, by reason.',
-    labelNames: ['from_model', 'to_model', 'reason'] as const,
-    registers: [this.registry],
-    collect: this.fallbackCells.collect,
+    labelNames: ['from_model', 'to_model', 'reason'],
   });
-  private readonly aliasResolvedCells = new CounterCells(['alias', 'target']);
-  private readonly aliasResolved = new Counter({
+  private readonly aliasResolvedCells = counterCells(this.registry, {
     name: 'mana_llm_alias_resolved_total',
     help: 'Successful completions by alias and the target that answered.',
-    labelNames: ['alias', 'target'] as const,
-    registers: [this.registry],
-    collect: this.aliasResolvedCells.collect,
+    labelNames: ['alias', 'target'],
   });
   private readonly providerHealthy = new Gauge({
     name: 'mana_llm_provider_healthy',
@@ -95,21 +102,15 @@ export class GatewayMetrics {
   private configReader: (() => ConfigSnapshot) | undefined;
   /** The chain targets of the last snapshot seen (recomputed when a reload swaps it). */
   private labelled: { snapshot: ConfigSnapshot; targets: ReadonlySet<string> } | undefined;
-  private readonly requestsCells = new CounterCells(['alias', 'target', 'status']);
-  private readonly requests = new Counter({
+  private readonly requestsCells = counterCells(this.registry, {
     name: 'mana_llm_requests_total',
     help: 'Chat completion and embeddings requests by alias, answering target and HTTP status.',
-    labelNames: ['alias', 'target', 'status'] as const,
-    registers: [this.registry],
-    collect: this.requestsCells.collect,
+    labelNames: ['alias', 'target', 'status'],
   });
-  private readonly attemptsCells = new CounterCells(['target', 'outcome']);
-  private readonly attempts = new Counter({
+  private readonly attemptsCells = counterCells(this.registry, {
     name: 'mana_llm_attempts_total',
     help: 'Planned targets by outcome (ok, skipped, failed, rejected, aborted).',
-    labelNames: ['target', 'outcome'] as const,
-    registers: [this.registry],
-    collect: this.attemptsCells.collect,
+    labelNames: ['target', 'outcome'],
   });
   private readonly duration = new Histogram({
     name: 'mana_llm_request_duration_seconds',
@@ -137,21 +138,15 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  private readonly tokensCells = new CounterCells(['alias', 'target', 'kind']);
-  private readonly tokens = new Counter({
+  private readonly tokensCells = counterCells(this.registry, {
     name: 'mana_llm_tokens_total',
     help: 'Tokens the upstreams reported, by alias, answering target and kind (prompt, completion).',
-    labelNames: ['alias', 'target', 'kind'] as const,
-    registers: [this.registry],
-    collect: this.tokensCells.collect,
+    labelNames: ['alias', 'target', 'kind'],
   });
-  private readonly costCells = new CounterCells(['alias', 'target']);
-  private readonly cost = new Counter({
+  private readonly costCells = counterCells(this.registry, {
     name: 'mana_llm_cost_usd_total',
     help: 'Cost in USD of the calls with a configured price, by alias and target.',
-    labelNames: ['alias', 'target'] as const,
-    registers: [this.registry],
-    collect: this.costCells.collect,
+    labelNames: ['alias', 'target'],
   });
   private usageReader: (() => UsageMetricsSource) | undefined;
   private droppedSeen = 0;
@@ -165,36 +160,29 @@ export class GatewayMetrics {
       this.droppedSeen = now;
     },
   });
-  private readonly usageStoreUp = new Gauge({
-    name: 'mana_llm_usage_store_up',
-    help: '1 while usage records reach the store, 0 while its writes fail (records wait in the queue).',
-    registers: [this.registry],
-    collect: () => {
+  private readonly usageStoreUp = scrapedGauge(
+    this.registry,
+    { name: 'mana_llm_usage_store_up', help: '1 while usage records reach the store, 0 while its writes fail (records wait in the queue).' },
+    () => {
       const source = this.usageReader?.();
-      if (source !== undefined) this.usageStoreUp.set(source.failing ? 0 : 1);
+      return source === undefined ? undefined : source.failing ? 0 : 1;
     },
-  });
-  private readonly usageQueued = new Gauge({
-    name: 'mana_llm_usage_events_queued',
-    help: 'Usage records waiting to be written.',
-    registers: [this.registry],
-    collect: () => {
-      const source = this.usageReader?.();
-      if (source !== undefined) this.usageQueued.set(source.queued);
-    },
-  });
+  );
+  private readonly usageQueued = scrapedGauge(this.registry, { name: 'mana_llm_usage_events_queued', help: 'Usage records waiting to be written.' }, () => this.usageReader?.().queued);
 
   private sharedReader: (() => SharedMetricsSource) | undefined;
   private readonly sharedSeen = { published: 0, applied: 0 };
-  private readonly sharedStateUp = new Gauge({
-    name: 'mana_llm_shared_state_up',
-    help: '1 while health, cooldowns and config are in sync with the other replicas through PostgreSQL, 0 while that is degraded (requests go on with this replica\'s own state).',
-    registers: [this.registry],
-    collect: () => {
-      const source = this.sharedReader?.();
-      if (source !== undefined) this.sharedStateUp.set(source.state === 'ok' ? 1 : 0);
+  private readonly sharedStateUp = scrapedGauge(
+    this.registry,
+    {
+      name: 'mana_llm_shared_state_up',
+      help: '1 while health, cooldowns and config are in sync with the other replicas through PostgreSQL, 0 while that is degraded (requests go on with this replica\'s own state).',
     },
-  });
+    () => {
+      const source = this.sharedReader?.();
+      return source === undefined ? undefined : source.state === 'ok' ? 1 : 0;
+    },
+  );
   private readonly sharedTransitions = new Counter({
     name: 'mana_llm_shared_transitions_total',
     help: 'Health transitions this replica announced to the others (published) and learned from them that changed its cache (applied).',

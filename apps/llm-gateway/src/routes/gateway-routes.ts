@@ -17,7 +17,7 @@ import { handleHealth, handleProbeNow } from './health.js';
 import { handleMetrics } from './metrics.js';
 import { handleModel, handleModels } from './models.js';
 import { handleHealthz, handleReadyz } from './probes.js';
-import { handleRouted, refuseRouted } from './routed-pipeline.js';
+import { handleRouted } from './routed-pipeline.js';
 import type { InboundCodec } from './inbound-codec.js';
 
 /**
@@ -29,7 +29,7 @@ export function routed(codec: InboundCodec): Omit<Route, 'path'> {
     method: 'POST',
     auth: 'api_key',
     handler: (ctx, req, res, requestId, _params, startedAt) => handleRouted(codec, ctx, req, res, requestId, startedAt),
-    refused: (ctx, req, res, requestId, startedAt, error) => refuseRouted(codec, ctx, req, res, requestId, startedAt, error),
+    refused: (ctx, req, res, requestId, startedAt, error) => handleRouted(codec, ctx, req, res, requestId, startedAt, error),
     logsItself: true,
   };
 }

@@ -26,44 +26,40 @@ import { closeStream, relayStream } from './relay-stream.js';
 
 type ParsedBody = Extract<JsonBody, { kind: 'json' }>;
 
-/** Runs one routed request to its end: one metrics update, one usage record, one log line. */
-export async function handleRouted(
+/**
+ * Runs one routed request to its end: one metrics update, one usage record, one
+ * log line. A request the auth step refused (`refusal`) is answered at once, in
+ * the API's dialect, and counted and logged like any other (nothing to await).
+ */
+export function handleRouted(
   codec: InboundCodec,
   ctx: GatewayContext,
   req: IncomingMessage,
   res: ServerResponse,
   requestId: string,
   startedAt: number,
-): Promise<void> {
+  refusal?: GatewayError,
+): Promise<void> | undefined {
   const ex = new Exchange(requestId, startedAt, codec.path);
   ctx.metrics.requestStarted();
+  if (refusal === undefined) return serveToTheEnd(codec, ctx, req, res, ex);
+  try {
+    fail(codec, ctx, res, ex, refusal);
+  } finally {
+    finishExchange(ctx, req, ex);
+  }
+  return undefined;
+}
+
+async function serveToTheEnd(codec: InboundCodec, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
   try {
     await serve(codec, ctx, req, res, ex);
   } catch (error) {
     // Anything unexpected: never crash, never leak internals.
-    ctx.logger.error({ req_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unexpected error');
+    ctx.logger.error({ req_id: ex.requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unexpected error');
     if (!res.headersSent) fail(codec, ctx, res, ex, gatewayError('internal_error', 'The gateway could not process the request.'));
     else if (!res.writableEnded) res.destroy();
     ex.status = ex.status || 500;
-  } finally {
-    finishExchange(ctx, req, ex);
-  }
-}
-
-/** A request the auth step refused: answered in the API's dialect, counted and logged like any other routed request. */
-export function refuseRouted(
-  codec: InboundCodec,
-  ctx: GatewayContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  requestId: string,
-  startedAt: number,
-  error: GatewayError,
-): void {
-  const ex = new Exchange(requestId, startedAt, codec.path);
-  ctx.metrics.requestStarted();
-  try {
-    fail(codec, ctx, res, ex, error);
   } finally {
     finishExchange(ctx, req, ex);
   }

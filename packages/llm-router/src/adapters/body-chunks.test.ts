@@ -5,6 +5,17 @@ import { openBody } from './body-chunks.js';
 
 const serve = useRawServer();
 
+/** An upstream that sends its head and one event, then holds the connection; `closed()` settles once it is closed. */
+async function oneEventThenHold() {
+  let closed: Promise<void> | undefined;
+  const dispatcher = await serve((res, c) => {
+    closed = c;
+    res.writeHead(200);
+    res.write('data: first\n\n');
+  });
+  return { dispatcher, closed: () => closed };
+}
+
 describe('openBody (stream bodies without a Readable)', () => {
   it('pauses the upstream while the consumer is slow, so a stream buffers a bounded amount', async () => {
     let written = 0;
@@ -31,35 +42,25 @@ describe('openBody (stream bodies without a Readable)', () => {
   });
 
   it('an abort after the headers fails the next read with the reason and closes the connection', async () => {
-    let closed: Promise<void> | undefined;
-    const dispatcher = await serve((res, c) => {
-      closed = c;
-      res.writeHead(200);
-      res.write('data: first\n\n');
-    });
+    const upstream = await oneEventThenHold();
     const signal = new EventEmitter() as EventEmitter & { aborted: boolean; reason: unknown };
     signal.aborted = false;
-    const { body } = await openBody(dispatcher, RAW_POST, signal);
+    const { body } = await openBody(upstream.dispatcher, RAW_POST, signal);
     expect(Buffer.from((await body.next()).value!).toString()).toBe('data: first\n\n');
     const reason = Object.assign(new Error('no first byte'), { code: 'first_byte_timeout' });
     signal.aborted = true;
     signal.reason = reason;
     signal.emit('abort');
     await expect(body.next()).rejects.toBe(reason);
-    await closed;
+    await upstream.closed();
   });
 
   it('destroy() before the end closes the upstream connection', async () => {
-    let closed: Promise<void> | undefined;
-    const dispatcher = await serve((res, c) => {
-      closed = c;
-      res.writeHead(200);
-      res.write('data: first\n\n');
-    });
-    const { body } = await openBody(dispatcher, RAW_POST, undefined);
+    const upstream = await oneEventThenHold();
+    const { body } = await openBody(upstream.dispatcher, RAW_POST, undefined);
     await body.next();
     body.destroy();
-    await closed;
+    await upstream.closed();
   });
 
   it('a cut mid-body rejects the next read with undici’s socket error', async () => {

@@ -17,6 +17,16 @@ function newCache(): HealthCache {
   return new HealthCache({ now: () => clock.now });
 }
 
+/** A new cache and the transitions it announces, in order. */
+function observedCache(): { cache: HealthCache; announced: HealthTransition[] } {
+  const cache = newCache();
+  const announced: HealthTransition[] = [];
+  cache.observeTransitions((t) => announced.push(t));
+  return { cache, announced };
+}
+
+const groqSettings = () => snapshot.providers.get('groq')!.settings;
+
 function checkOf(cache: HealthCache, alias: string, index: number) {
   const t = snapshot.aliases.get(alias)!.chain[index]!;
   return cache.check(t, snapshot.providers.get(t.provider));
@@ -24,10 +34,8 @@ function checkOf(cache: HealthCache, alias: string, index: number) {
 
 describe('HealthCache transitions between replicas', () => {
   it('announces a breaker opening, a cooldown and the recovery, each once, with until and reason', () => {
-    const cache = newCache();
-    const seen: HealthTransition[] = [];
-    cache.observeTransitions((t) => seen.push(t));
-    const settings = snapshot.providers.get('groq')!.settings;
+    const { cache, announced: seen } = observedCache();
+    const settings = groqSettings();
     cache.reportFailure('groq', 'connect_refused', settings);
     expect(seen).toEqual([]); // one failure of two: no transition
     cache.reportFailure('groq', 'connect_refused', settings);
@@ -45,10 +53,8 @@ describe('HealthCache transitions between replicas', () => {
   });
 
   it('announces a reopening after a failed half-open trial (a new period others should skip)', () => {
-    const cache = newCache();
-    const seen: HealthTransition[] = [];
-    cache.observeTransitions((t) => seen.push(t));
-    const settings = snapshot.providers.get('groq')!.settings;
+    const { cache, announced: seen } = observedCache();
+    const settings = groqSettings();
     cache.reportFailure('groq', 'a', settings);
     cache.reportFailure('groq', 'a', settings);
     clock.now = T0 + 60_000;
@@ -57,13 +63,9 @@ describe('HealthCache transitions between replicas', () => {
   });
 
   it('a transition applied on another cache makes it skip the provider or target, and is not announced again', () => {
-    const a = newCache();
-    const b = newCache();
-    const announcedByB: HealthTransition[] = [];
-    b.observeTransitions((t) => announcedByB.push(t));
-    const fromA: HealthTransition[] = [];
-    a.observeTransitions((t) => fromA.push(t));
-    const settings = snapshot.providers.get('groq')!.settings;
+    const { cache: a, announced: fromA } = observedCache();
+    const { cache: b, announced: announcedByB } = observedCache();
+    const settings = groqSettings();
     a.reportFailure('groq', 'connect_refused', settings);
     a.reportFailure('groq', 'connect_refused', settings);
     a.coolDown('ollama/gemma3:4b', T0 + 5_000, 'rate_limited');
@@ -86,7 +88,7 @@ describe('HealthCache transitions between replicas', () => {
 
   it('ignores stale transitions: an ended period, a failure older than a local success, a recovery older than a local failure', () => {
     const b = newCache();
-    const settings = snapshot.providers.get('groq')!.settings;
+    const settings = groqSettings();
     clock.now = T0 + 10_000;
     expect(b.applyTransition({ kind: 'provider_unhealthy', subject: 'groq', until: T0 + 5_000, reason: 'x', at: T0 })).toBe(false);
     expect(b.applyTransition({ kind: 'cooldown', subject: 'ollama/gemma3:4b', until: T0 + 5_000, reason: 'x', at: T0 })).toBe(false);
@@ -108,7 +110,7 @@ describe('HealthCache transitions between replicas', () => {
     cache.observeTransitions(() => {
       throw new Error('sync down');
     });
-    const settings = snapshot.providers.get('groq')!.settings;
+    const settings = groqSettings();
     cache.reportFailure('groq', 'x', settings);
     cache.reportFailure('groq', 'x', settings);
     expect(checkOf(cache, 'mana/reasoning', 0)).toMatchObject({ ok: false, kind: 'unhealthy' });
