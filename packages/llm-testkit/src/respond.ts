@@ -248,6 +248,8 @@ export class Responder {
       usage: a.usage ?? { prompt_tokens: DEFAULT_PROMPT_TOKENS, completion_tokens: Math.ceil(text.length / 4) },
       finishReason: a.finishReason,
       refusal: a.refusal,
+      stopSequence: a.stopSequence,
+      thinking: a.thinking,
     };
   }
 }
