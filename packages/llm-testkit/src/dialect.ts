@@ -12,10 +12,11 @@ export interface ResolvedAnswer {
   usage: FakeUsage;
   /** As given by the behaviour; each dialect applies its own default. */
   finishReason: string | undefined;
+  /** The stop sequence that ended the answer (Anthropic's `stop_sequence`). */
+  stopSequence: string | undefined;
   /** OpenAI refusal text (then content is null and `parts` split the refusal). */
   refusal: string | undefined;
-  /** Anthropic only (see AnswerBehavior): the stop sequence met, and a thinking block's text. */
-  stopSequence: string | undefined;
+  /** Anthropic only: a thinking block's text. */
   thinking: string | undefined;
 }
 

@@ -42,15 +42,10 @@ export interface AnswerBehavior {
   usage?: FakeUsage;
   /** Addition, OpenAI only: the model declines; `message.refusal` carries this text (content null), a stream sends `refusal` deltas. */
   refusal?: string;
-  /**
-   * Addition: finish_reason (OpenAI) / done_reason (Ollama) / stop_reason (Anthropic). Default: OpenAI `tool_calls`
-   * with tool calls else `stop`; Ollama `stop`; Anthropic `tool_use` with tool calls, `refusal` with a refusal, else `end_turn`.
-   */
+  /** Addition: finish_reason (OpenAI) / done_reason (Ollama). Default: OpenAI `tool_calls` with tool calls else `stop`; Ollama `stop`. */
   finishReason?: string;
-  /** Addition, Anthropic only: the `stop_sequence` an answer with `finishReason: 'stop_sequence'` names. */
+  /** Addition: the stop sequence that ended the answer (Anthropic: `stop_sequence`, with `finishReason: 'stop_sequence'`). */
   stopSequence?: string;
-  /** Addition, Anthropic only: a `thinking` block before the text (a stream sends it as one more chunk, before the text). */
-  thinking?: string;
   /** When the request streams, split content into N chunks (default 3). */
   chunks?: number;
   /** Pause between chunks (default 0: the whole stream goes out in one write). */
@@ -63,6 +58,11 @@ export interface AnswerBehavior {
   cutAfterChunks?: number;
   /** Stream only: send an error event after N chunks (0 = before the first delta), then end cleanly. */
   errorEventAfterChunks?: number;
+  /**
+   * Addition, Anthropic only: a `thinking` block before the text (a stream sends it as one more chunk, first).
+   * Anthropic's `finishReason` is its `stop_reason`: default `tool_use` with tool calls, `refusal` with a refusal, else `end_turn`.
+   */
+  thinking?: string;
 }
 
 export type FakeBehavior =
