@@ -201,7 +201,7 @@ describe('the shipped aliases.yaml without ANTHROPIC_API_KEY', () => {
       // Ollama (dead here) was the one target called; every cloud target was skipped.
       expect(res.status).toBe(502);
       const line = await bare.waitForLog((l) => l.msg === 'request' && l.alias === 'mana/reasoning');
-      expect(line.attempts.at(-1)).toMatchObject({ target: TARGET, outcome: 'skipped', reason: 'unconfigured: missing api key (ANTHROPIC_API_KEY)' });
+      expect((line.attempts as Json[]).at(-1)).toMatchObject({ target: TARGET, outcome: 'skipped', reason: 'unconfigured: missing api key (ANTHROPIC_API_KEY)' });
     } finally {
       await bare.stop();
     }
