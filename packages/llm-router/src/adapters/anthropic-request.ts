@@ -69,12 +69,13 @@ function translateTool(tool: unknown): Block {
 
 /** OpenAI `tool_choice` → Anthropic's; the choices anthropic-parameters.ts lets through. */
 function translateToolChoice(choice: unknown, serial: boolean): Block {
-  let out: Block;
   if (choice === 'none') return { type: 'none' };
-  if (choice === 'required') out = { type: 'any' };
-  else if (isPlainObject(choice) && isPlainObject(choice.function) && typeof choice.function.name === 'string') {
-    out = { type: 'tool', name: choice.function.name };
-  } else out = { type: 'auto' };
+  const out: Block =
+    choice === 'required'
+      ? { type: 'any' }
+      : isPlainObject(choice) && isPlainObject(choice.function) && typeof choice.function.name === 'string'
+        ? { type: 'tool', name: choice.function.name }
+        : { type: 'auto' };
   if (serial) out.disable_parallel_tool_use = true;
   return out;
 }
