@@ -33,7 +33,12 @@ const event = (data: { type: string } & Record<string, unknown>): string => `eve
 let seq = 0;
 const nextId = (prefix: string): string => `${prefix}_fake${(++seq).toString(36)}`;
 
-/** Anthropic's `error.type` for a status, as its error reference pairs them. */
+/**
+ * Anthropic's `error.type` for a status, as its error reference pairs them.
+ * Not imported from `@mana/llm-router/anthropic` on purpose: the testkit
+ * cannot depend on the router (the router's tests depend on the testkit), and
+ * a fake that shared the router's table could not catch a wrong entry in it.
+ */
 function errorType(status: number): string {
   const types: Record<number, string> = {
     400: 'invalid_request_error',
