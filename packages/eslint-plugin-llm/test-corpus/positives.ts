@@ -10,3 +10,4 @@ export const sized = (size: string): string => `groq/llama-${size}-instant`;
 export const request = { model: 'google/gemini-2.0-flash', messages: [] };
 export type Pinned = 'ollama/gemma3:4b';
 export const both = ['ollama/llava:7b', "groq/deepseek-r1-distill-llama-70b"];
+export const direct = 'anthropic/claude-sonnet-4-5';

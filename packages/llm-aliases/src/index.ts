@@ -81,7 +81,7 @@ export function aliasKeyOf(alias: string): ManaLlmAliasKey | undefined {
 }
 
 /** Providers whose `provider/model` ids must never appear in product code. */
-export const PROVIDER_PREFIXES = ['ollama', 'groq', 'openrouter', 'together', 'google'] as const;
+export const PROVIDER_PREFIXES = ['ollama', 'groq', 'openrouter', 'together', 'google', 'anthropic'] as const;
 
 export type ProviderPrefix = (typeof PROVIDER_PREFIXES)[number];
 

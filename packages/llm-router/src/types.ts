@@ -13,8 +13,8 @@ export type { Strategy };
 /** What to do when every target of an alias is skipped before any call. */
 export type OnAllUnhealthy = 'fail' | 'try_anyway';
 
-/** Provider wire protocol. */
-export type ProviderType = 'openai' | 'ollama';
+/** Provider wire protocol: OpenAI-compatible, Ollama's native API, Anthropic's Messages API. */
+export type ProviderType = 'openai' | 'ollama' | 'anthropic';
 
 /** `realtime` requests never wait; `background` requests pass a concurrency limit and may wait out rate limits. */
 export type Priority = 'realtime' | 'background';
@@ -216,6 +216,8 @@ export interface RouterRequest {
   readonly signal?: CancelSignal;
   /** Correlates attempt events with the caller's request (e.g. X-Request-Id). */
   readonly requestId?: string;
+  /** The client's `anthropic-beta` header: sent on to `anthropic` targets as it came, ignored by other protocols. */
+  readonly anthropicBeta?: string | undefined;
 }
 
 export type AttemptOutcome = 'ok' | 'skipped' | 'failed' | 'rejected' | 'aborted';

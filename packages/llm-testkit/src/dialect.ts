@@ -1,5 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ResolvedEmbeddings } from './fake-embeddings.js';
-import type { ToolCall } from './types.js';
+import type { FakeUsage, ToolCall } from './types.js';
 
 /** An answer with every default resolved; what the dialects render. */
 export interface ResolvedAnswer {
@@ -8,11 +9,15 @@ export interface ResolvedAnswer {
   /** Content split for streaming (empty when there is no text). */
   parts: string[];
   toolCalls: ToolCall[];
-  usage: { prompt_tokens: number; completion_tokens: number };
+  usage: FakeUsage;
   /** As given by the behaviour; each dialect applies its own default. */
   finishReason: string | undefined;
+  /** The stop sequence that ended the answer (Anthropic's `stop_sequence`). */
+  stopSequence: string | undefined;
   /** OpenAI refusal text (then content is null and `parts` split the refusal). */
   refusal: string | undefined;
+  /** Anthropic only: a thinking block's text. */
+  thinking: string | undefined;
 }
 
 /** A stream rendered once to bytes, so serving it is a few socket writes. */
@@ -32,7 +37,7 @@ export interface RenderedStream {
  * fault machinery (pacing, cuts, hangs, status) is shared and lives in respond.ts.
  */
 export interface Dialect {
-  readonly kind: 'openai' | 'ollama';
+  readonly kind: 'openai' | 'ollama' | 'anthropic';
   readonly chatPaths: ReadonlySet<string>;
   readonly embedPaths: ReadonlySet<string>;
   readonly probePaths: ReadonlySet<string>;
@@ -58,6 +63,11 @@ export interface Dialect {
   modelsBody(models: readonly string[]): Buffer;
   /** Extra GET routes (e.g. Ollama's "Ollama is running" root); not counted as probes. */
   extraGet?(path: string): Buffer | undefined;
+  /**
+   * A request the upstream refuses before any behaviour applies (Anthropic: no `x-api-key`, no
+   * `anthropic-version`, no `max_tokens`): the status and body to answer. The request is recorded all the same.
+   */
+  refuse?(headers: IncomingHttpHeaders, body: unknown, probe: boolean): { readonly status: number; readonly body: Buffer } | undefined;
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;

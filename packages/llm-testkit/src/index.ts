@@ -1,6 +1,8 @@
 export { startFakeOpenAI } from './fake-openai.js';
 export { startFakeOllama } from './fake-ollama.js';
 export { closeFakes, providersYaml, startFakes, type FakeKind, type Fakes } from './fake-set.js';
+export { startFakeAnthropic } from './fake-anthropic.js';
+export type { FakeAnthropicOptions } from './fake-anthropic.js';
 export { refusingPort } from './ports.js';
 export { startGatewayProcess } from './gateway-process.js';
 export { startReaper } from './reaper.js';

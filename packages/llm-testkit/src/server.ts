@@ -31,9 +31,14 @@ function queryOf(url: string | undefined): string {
   return q < 0 ? '' : url!.slice(q);
 }
 
+function sendRefusal(res: ServerResponse, refused: { readonly status: number; readonly body: Buffer }): void {
+  res.writeHead(refused.status, { 'content-type': 'application/json', 'content-length': refused.body.length });
+  res.end(refused.body);
+}
+
 /** One fake upstream: a real node:http server on loopback, speaking one dialect. */
 class FakeUpstreamServer implements FakeUpstream {
-  readonly kind: 'openai' | 'ollama';
+  readonly kind: FakeUpstream['kind'];
   #port = 0;
   readonly #host: string;
   readonly #dialect: Dialect;
@@ -195,6 +200,8 @@ class FakeUpstreamServer implements FakeUpstream {
   #probe(req: IncomingMessage, res: ServerResponse, path: string): void {
     req.resume();
     this.#recorder.probe({ method: 'GET', path, query: queryOf(req.url), headers: req.headers, body: undefined, model: undefined, operation: 'chat', stream: false, at: Date.now(), closedByClient: false });
+    const refused = this.#dialect.refuse?.(req.headers, undefined, true);
+    if (refused !== undefined) return sendRefusal(res, refused);
     const ok = this.#probeStatus === 200;
     const body = ok ? this.#listing() : this.#dialect.errorBody(this.#probeStatus, '');
     res.writeHead(this.#probeStatus, { 'content-type': 'application/json', 'content-length': body.length });
@@ -212,6 +219,12 @@ class FakeUpstreamServer implements FakeUpstream {
     const model = isObject(body) && typeof body.model === 'string' ? body.model : undefined;
     // Embeddings never stream, whatever the body says.
     const stream = operation === 'chat' && this.#dialect.wantsStream(body);
+    const refused = this.#dialect.refuse?.(req.headers, body, false);
+    if (refused !== undefined) {
+      // Refused as the real upstream would, before any behaviour: recorded, and no `on()` sequence step is used up.
+      this.#recorder.request({ method: 'POST', path, query: queryOf(req.url), headers: req.headers, body, model, operation, stream, at: Date.now(), closedByClient: false });
+      return sendRefusal(res, refused);
+    }
     const behavior = this.#behaviors.take(model);
     const record: RecordedRequest = { method: 'POST', path, query: queryOf(req.url), headers: req.headers, body, model, operation, stream, behavior, at: Date.now(), closedByClient: false };
     const ex: Exchange = { res, finished: false, selfClosed: false, timer: undefined };

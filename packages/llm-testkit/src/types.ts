@@ -13,6 +13,10 @@ export interface ToolCall {
 export interface FakeUsage {
   prompt_tokens: number;
   completion_tokens: number;
+  /** Addition, Anthropic only: prompt tokens read from the cache (`cache_read_input_tokens`), reported beside `prompt_tokens` (then the uncached `input_tokens`). */
+  cache_read_tokens?: number;
+  /** Addition, Anthropic only: prompt tokens written to the cache (`cache_creation_input_tokens`), reported beside `prompt_tokens`. */
+  cache_creation_tokens?: number;
 }
 
 /** Addition: how an `answer` to an embeddings request (`/v1/embeddings`, `/api/embed`) looks. */
@@ -40,6 +44,8 @@ export interface AnswerBehavior {
   refusal?: string;
   /** Addition: finish_reason (OpenAI) / done_reason (Ollama). Default: OpenAI `tool_calls` with tool calls else `stop`; Ollama `stop`. */
   finishReason?: string;
+  /** Addition: the stop sequence that ended the answer (Anthropic: `stop_sequence`, with `finishReason: 'stop_sequence'`). */
+  stopSequence?: string;
   /** When the request streams, split content into N chunks (default 3). */
   chunks?: number;
   /** Pause between chunks (default 0: the whole stream goes out in one write). */
@@ -52,6 +58,11 @@ export interface AnswerBehavior {
   cutAfterChunks?: number;
   /** Stream only: send an error event after N chunks (0 = before the first delta), then end cleanly. */
   errorEventAfterChunks?: number;
+  /**
+   * Addition, Anthropic only: a `thinking` block before the text (a stream sends it as one more chunk, first).
+   * Anthropic's `finishReason` is its `stop_reason`: default `tool_use` with tool calls, `refusal` with a refusal, else `end_turn`.
+   */
+  thinking?: string;
 }
 
 export type FakeBehavior =
@@ -125,10 +136,10 @@ export interface FakeUpstreamOptions {
 }
 
 export interface FakeUpstream {
-  readonly kind: 'openai' | 'ollama';
+  readonly kind: 'openai' | 'ollama' | 'anthropic';
   /** http://127.0.0.1:PORT */
   readonly url: string;
-  /** openai: `${url}/v1`; ollama: url */
+  /** openai: `${url}/v1`; ollama and anthropic: url (Anthropic's clients append `/v1/messages`) */
   readonly baseUrl: string;
   readonly port: number;
   /** Chat and embeddings requests, oldest first (`operation` tells them apart). */

@@ -16,6 +16,7 @@ describe('readDeployment', () => {
   it('built-in prefixes use the built-in provider', () => {
     expect(readDeployment({ model_name: 'x', litellm_params: { model: 'groq/llama-3.1-8b-instant' } })).toMatchObject({ builtIn: 'groq', type: 'openai' });
     expect(readDeployment({ model_name: 'x', litellm_params: { model: 'ollama_chat/gemma3:4b' } })).toMatchObject({ builtIn: 'ollama', type: 'ollama', model: 'gemma3:4b' });
+    expect(readDeployment({ model_name: 'x', litellm_params: { model: 'anthropic/claude-sonnet-4-5' } })).toMatchObject({ builtIn: 'anthropic', type: 'anthropic', model: 'claude-sonnet-4-5' });
   });
 
   it('unknown keys become warnings, never errors', () => {

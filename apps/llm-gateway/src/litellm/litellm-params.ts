@@ -5,11 +5,12 @@
  * weight, position and settings. Keys LiteLLM has and we do not are accepted
  * and listed as warnings, never refused.
  */
+import type { ProviderType } from '@mana/llm-router';
 import { AdminFailure } from '../admin/admin-failure.js';
 import { isPlainObject } from '../plain-object.js';
 
 interface PrefixSpec {
-  readonly type: 'openai' | 'ollama';
+  readonly type: ProviderType;
   readonly builtIn?: string;
 }
 
@@ -29,6 +30,7 @@ const PREFIXES: ReadonlyMap<string, PrefixSpec> = new Map<string, PrefixSpec>([
   ['openrouter', { type: 'openai', builtIn: 'openrouter' }],
   ['together_ai', { type: 'openai', builtIn: 'together' }],
   ['gemini', { type: 'openai', builtIn: 'google' }],
+  ['anthropic', { type: 'anthropic', builtIn: 'anthropic' }],
 ]);
 
 /** The supported prefixes, as messages list them. */
@@ -42,7 +44,7 @@ const USED_PARAMS = ['model', 'api_base', 'api_key', 'weight', 'order', 'timeout
 
 export interface Deployment {
   readonly modelName: string;
-  readonly type: 'openai' | 'ollama';
+  readonly type: ProviderType;
   /** The built-in provider to use when no api_base names another. */
   readonly builtIn: string | undefined;
   /** The LiteLLM prefix as sent (`openai`, `ollama_chat`, …), for readable provider names. */
@@ -59,10 +61,10 @@ export interface Deployment {
 }
 
 
-const LITELLM_DEFAULT_PREFIX: Readonly<Record<'openai' | 'ollama', string>> = { openai: 'openai', ollama: 'ollama' };
+const LITELLM_DEFAULT_PREFIX: Readonly<Record<ProviderType, string>> = { openai: 'openai', ollama: 'ollama', anthropic: 'anthropic' };
 
 /** The LiteLLM `model` prefix that names a built-in provider (`groq` → `groq`, `google` → `gemini`). */
-export function litellmPrefixOf(provider: string, type: 'openai' | 'ollama'): string {
+export function litellmPrefixOf(provider: string, type: ProviderType): string {
   for (const [prefix, spec] of PREFIXES) if (spec.builtIn === provider && spec.type === type) return prefix;
   return LITELLM_DEFAULT_PREFIX[type];
 }
@@ -141,7 +143,7 @@ export function providerNameFor(deployment: Deployment, taken: (name: string) =>
   } catch {
     // An invalid api_base: the loader refuses it with its own message (422).
   }
-  const kind = deployment.builtIn ?? (deployment.type === 'ollama' ? 'ollama' : 'openai');
+  const kind = deployment.builtIn ?? LITELLM_DEFAULT_PREFIX[deployment.type];
   const base = `${kind}-${host}`.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/-+/g, '-').replace(/-$/, '').slice(0, 60);
   if (!taken(base)) return base;
   for (let n = 2; ; n++) if (!taken(`${base}-${n}`)) return `${base}-${n}`;

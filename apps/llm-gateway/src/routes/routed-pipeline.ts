@@ -92,6 +92,8 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
       priority: ex.priority,
       signal: abort,
       requestId: ex.requestId,
+      // Sent on to anthropic targets only (a client's betas, e.g. for prompt caching or a longer context).
+      anthropicBeta: typeof req.headers['anthropic-beta'] === 'string' ? req.headers['anthropic-beta'] : undefined,
     });
   } catch (error) {
     return routerFailed(codec, ctx, res, ex, error, decoded, abort);

@@ -30,6 +30,8 @@ export interface AdapterCall<Body = ChatRequestBody> {
    * caller stops it at the first content delta (see `attempt/stream-commit.ts`).
    */
   readonly firstByte: { stop(): void } | undefined;
+  /** The client's `anthropic-beta` header (see RouterRequest); only the Anthropic dialect sends it. */
+  readonly anthropicBeta?: string | undefined;
 }
 
 /** Response headers worth relaying: `x-ratelimit-*` and `retry-after` only. */

@@ -41,6 +41,13 @@ export interface Dialect {
   parseEmbeddings(json: unknown, call: AdapterCall<EmbeddingRequestBody>): Record<string, unknown>;
   /** A parsed listing → model names; throws when it is not the expected shape. */
   parseModelList(json: unknown): string[];
+  /**
+   * The headers this protocol sends on every call, the key among them; they win over a
+   * provider's own `headers`. Default: `Authorization: Bearer <key>` when there is a key.
+   */
+  protocolHeaders?(apiKey: string | undefined): Readonly<Record<string, string>>;
+  /** Headers one call takes from the caller's request (Anthropic: `anthropic-beta`); undefined when none. */
+  callHeaders?(call: AdapterCall<unknown>): Readonly<Record<string, string>> | undefined;
 }
 
 /** What a provider needs on every request, computed once per provider object. */
@@ -87,7 +94,7 @@ export class HttpAdapter implements Adapter {
     const dispatcher = this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs);
     // The whole body as one string without a body Readable (see collect-body.ts); the
     // first-byte clock stops at the response headers.
-    const res = await collectBody(dispatcher, postOptions(p, call, path, body), call.signal, call.firstByte, bodyLimits(call.target));
+    const res = await collectBody(dispatcher, postOptions(call, path, body, this.postHeaders(p, call)), call.signal, call.firstByte, bodyLimits(call.target));
     if (res.statusCode >= 300) return httpFailureOf(res.statusCode, res.headers, res.text);
     const json = parseJson(res.text, 'response is not JSON');
     const answer = parse(json);
@@ -97,7 +104,7 @@ export class HttpAdapter implements Adapter {
 
   async stream(call: AdapterCall): Promise<AdapterStream> {
     const p = this.prepare(call.provider);
-    const options = postOptions(p, call, p.chatPath, this.dialect.toRequestBody(call, true));
+    const options = postOptions(call, p.chatPath, this.dialect.toRequestBody(call, true), this.postHeaders(p, call));
     const dispatcher = this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs);
     // Body chunks straight from the dispatch handler to the decoder (see body-chunks.ts).
     const res = await openBody(dispatcher, options, call.signal);
@@ -122,6 +129,12 @@ export class HttpAdapter implements Adapter {
     return this.dialect.parseModelList(JSON.parse(res.text) as unknown);
   }
 
+  /** The provider's headers, plus those this call takes from the caller's request (a copy only then). */
+  private postHeaders(p: Prepared, call: AdapterCall<unknown>): Record<string, string> {
+    const extra = this.dialect.callHeaders?.(call);
+    return extra === undefined ? p.postHeaders : { ...p.postHeaders, ...extra };
+  }
+
   private prepare(provider: ProviderConfig): Prepared {
     let p = this.prepared.get(provider);
     if (p === undefined) {
@@ -131,9 +144,9 @@ export class HttpAdapter implements Adapter {
         // The base URL's query string (e.g. `?api-version=2024-10-21`) goes on every call.
         chatPath: basePath + this.dialect.chatPath + query,
         embedPath: basePath + this.dialect.embedPath + query,
-        modelsPath: basePath + this.dialect.modelsPath + query,
-        postHeaders: providerHeaders(provider, true),
-        getHeaders: providerHeaders(provider, false),
+        modelsPath: withQuery(basePath + this.dialect.modelsPath, query),
+        postHeaders: providerHeaders(provider, true, this.dialect.protocolHeaders),
+        getHeaders: providerHeaders(provider, false, this.dialect.protocolHeaders),
       };
       this.prepared.set(provider, p);
     }
@@ -141,11 +154,16 @@ export class HttpAdapter implements Adapter {
   }
 }
 
-function postOptions(p: Prepared, call: AdapterCall<unknown>, path: string, body: unknown) {
+/** `path` with the base URL's query string (`?…` or `''`) added, after a query of its own if it has one. */
+function withQuery(path: string, query: string): string {
+  return query === '' || !path.includes('?') ? path + query : path + '&' + query.slice(1);
+}
+
+function postOptions(call: AdapterCall<unknown>, path: string, body: unknown, headers: Record<string, string>) {
   return {
     method: 'POST' as const,
     path,
-    headers: p.postHeaders,
+    headers,
     body: typeof body === 'string' ? body : JSON.stringify(body),
     headersTimeout: 0, // timed precisely by the attempt's first-byte timer instead
     bodyTimeout: bodyTimeout(call.target),

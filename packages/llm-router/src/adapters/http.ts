@@ -136,12 +136,23 @@ export function httpFailureOf(status: number, headers: IncomingHttpHeaders, body
   };
 }
 
-/** Static request headers of a provider, built once per provider object (snapshots are immutable). */
-export function providerHeaders(provider: ProviderConfig, withBody: boolean): Record<string, string> {
+/** The key as OpenAI-compatible servers (and Ollama behind a proxy) take it: `Authorization: Bearer`. */
+export function bearerAuth(apiKey: string | undefined): Readonly<Record<string, string>> {
+  return apiKey ? { authorization: 'Bearer ' + apiKey } : {};
+}
+
+/**
+ * Static request headers of a provider, built once per provider object (snapshots are immutable):
+ * its own `headers`, then the protocol's (the key among them), which win.
+ */
+export function providerHeaders(
+  provider: ProviderConfig,
+  withBody: boolean,
+  protocolHeaders: (apiKey: string | undefined) => Readonly<Record<string, string>> = bearerAuth,
+): Record<string, string> {
   const headers: Record<string, string> = { ...provider.headers };
   if (withBody) headers['content-type'] = 'application/json';
-  if (provider.apiKey) headers['authorization'] = 'Bearer ' + provider.apiKey;
-  return headers;
+  return Object.assign(headers, protocolHeaders(provider.apiKey));
 }
 
 /** `JSON.parse` of an upstream body; malformed JSON is the upstream's fault (`InvalidResponseError(notJson)`). */

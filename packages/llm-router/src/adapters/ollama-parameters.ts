@@ -1,5 +1,6 @@
 import type { ChatRequestBody } from '../types.js';
 import { isPlainObject } from '../plain-object.js';
+import { firstRefused, OPENAI_ONLY, type Refusal } from './refused-parameters.js';
 
 /**
  * The OpenAI request parameters Ollama's native `/api/chat` cannot honour.
@@ -16,25 +17,14 @@ import { isPlainObject } from '../plain-object.js';
  * stream_options, keep_alive, think, options. Metadata with no effect on the
  * answer (`user`, `metadata`, `store`, `service_tier`) is not sent.
  */
-const REFUSED: ReadonlyArray<readonly [param: string, refuses: (value: unknown) => boolean]> = [
-  ['n', (v) => typeof v === 'number' && v !== 1],
-  ['logprobs', (v) => v === true],
-  ['top_logprobs', (v) => typeof v === 'number' && v > 0],
-  ['logit_bias', (v) => isPlainObject(v) && Object.keys(v).length > 0],
+const REFUSED: readonly Refusal[] = [
+  ...OPENAI_ONLY,
   ['tool_choice', (v) => v !== 'auto' && v !== 'none'],
   ['parallel_tool_calls', (v) => v === false],
   ['response_format', (v) => !isPlainObject(v) || (v.type !== 'text' && v.type !== 'json_object' && v.type !== 'json_schema')],
-  ['modalities', (v) => Array.isArray(v) && v.some((m) => m !== 'text')],
-  ['audio', () => true],
-  ['prediction', () => true],
-  ['web_search_options', () => true],
 ];
 
 /** The first request parameter Ollama cannot honour, or undefined. Absent and `null` values ask for nothing. */
 export function ollamaUnsupportedParameter(body: ChatRequestBody): string | undefined {
-  for (const [param, refuses] of REFUSED) {
-    const value = body[param];
-    if (value !== undefined && value !== null && refuses(value)) return param;
-  }
-  return undefined;
+  return firstRefused(body, REFUSED);
 }

@@ -1,5 +1,6 @@
 import type { ProviderConfig, ProviderType } from '../types.js';
 import type { Adapter } from './adapter.js';
+import { anthropicDialect } from './anthropic.js';
 import { HttpAdapter } from './http-adapter.js';
 import { Dispatchers, splitBaseUrl } from './http.js';
 import { ollamaDialect } from './ollama.js';
@@ -14,6 +15,7 @@ export class AdapterRegistry {
   private readonly adapters: Record<ProviderType, Adapter> = {
     openai: new HttpAdapter(openAICompatibleDialect, this.dispatchers),
     ollama: new HttpAdapter(ollamaDialect, this.dispatchers),
+    anthropic: new HttpAdapter(anthropicDialect, this.dispatchers),
   };
 
   /** The adapter for a provider type; undefined for a type this build does not know. */

@@ -49,6 +49,7 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
     bodyText: c.request.bodyText,
     signal: timer,
     firstByte: timer,
+    anthropicBeta: c.request.anthropicBeta,
   };
   try {
     if (!c.request.stream) return await complete(c, call, started);

@@ -15,7 +15,8 @@ const PHRASES: readonly string[] = [
   'exceeds the maximum number of tokens allowed', // Google Gemini: "The input token count (N) exceeds …"
   'tokens + `max_new_tokens` must be', // Together / text-generation-inference input validation
   'must be less than the context length', // Together's documented 403
-  'prompt is too long', // Anthropic models relayed by OpenRouter
+  'prompt is too long', // Anthropic ("prompt is too long: N tokens > M maximum"), also relayed by OpenRouter
+  'exceed context limit', // Anthropic: "input length and `max_tokens` exceed context limit: N + M > L"
 ];
 
 /** Error bodies are short; a long one is read only this far (it is never buffered further here). */

@@ -29,5 +29,7 @@ export const BUILT_IN_PROVIDERS: Readonly<Record<string, RawProviderSpec>> = Obj
       base_url: 'https://generativelanguage.googleapis.com/v1beta/openai',
       api_key: '${GOOGLE_API_KEY}',
     },
+    // Anthropic's own Messages API (not OpenAI-compatible): adapters/anthropic.ts.
+    anthropic: { type: 'anthropic', base_url: 'https://api.anthropic.com', api_key: '${ANTHROPIC_API_KEY}' },
   }),
 );

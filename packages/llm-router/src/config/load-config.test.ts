@@ -42,7 +42,8 @@ describe('parseConfig: happy paths', () => {
       // splits at the first slash only
       ['openrouter', 'anthropic/claude-3.5-haiku', 1],
     ]);
-    expect([...snapshot.providers.keys()].sort()).toEqual(['google', 'groq', 'ollama', 'openrouter', 'together']);
+    expect([...snapshot.providers.keys()].sort()).toEqual(['anthropic', 'google', 'groq', 'ollama', 'openrouter', 'together']);
+    expect(snapshot.providers.get('anthropic')).toMatchObject({ type: 'anthropic', baseUrl: 'https://api.anthropic.com', requiresApiKey: true });
     expect(snapshot.providers.get('ollama')?.baseUrl).toBe('http://localhost:11434');
     expect(snapshot.providers.get('groq')).toMatchObject({ type: 'openai', baseUrl: 'https://api.groq.com/openai/v1', apiKey: 'gsk-secret', requiresApiKey: true });
     expect(snapshot.backgroundConcurrency).toBe(2);
@@ -174,7 +175,7 @@ describe('parseConfig: env interpolation', () => {
     expect(snapshot.providers.get('literal')).toMatchObject({ apiKey: 'k-literal', requiresApiKey: true });
     expect(unconfiguredReason(snapshot.providers.get('optional')!)).toBeUndefined();
     // The built-in cloud providers keep requiring theirs.
-    for (const name of ['groq', 'openrouter', 'together', 'google']) {
+    for (const name of ['groq', 'openrouter', 'together', 'google', 'anthropic']) {
       expect(unconfiguredReason(snapshot.providers.get(name)!)).toMatch(/^missing api key \([A-Z]+_API_KEY\)$/);
     }
     expect(unconfiguredReason(snapshot.providers.get('ollama')!)).toBeUndefined();

@@ -45,7 +45,7 @@ export { STRATEGIES } from './strategies.js';
 
 export const ON_ALL_UNHEALTHY: readonly OnAllUnhealthy[] = ['fail', 'try_anyway'];
 
-export const PROVIDER_TYPES: readonly ProviderType[] = ['openai', 'ollama'];
+export const PROVIDER_TYPES: readonly ProviderType[] = ['openai', 'ollama', 'anthropic'];
 
 type SettingSpec =
   | { readonly field: keyof Settings; readonly kind: 'duration'; readonly positive?: boolean }
