@@ -11,6 +11,8 @@ export interface ResolvedAnswer {
   usage: { prompt_tokens: number; completion_tokens: number };
   /** As given by the behaviour; each dialect applies its own default. */
   finishReason: string | undefined;
+  /** vLLM's `stop_reason` on the finishing choice (OpenAI dialect only). */
+  stopSequence: string | undefined;
   /** OpenAI refusal text (then content is null and `parts` split the refusal). */
   refusal: string | undefined;
 }

@@ -247,6 +247,7 @@ export class Responder {
       toolCalls,
       usage: a.usage ?? { prompt_tokens: DEFAULT_PROMPT_TOKENS, completion_tokens: Math.ceil(text.length / 4) },
       finishReason: a.finishReason,
+      stopSequence: a.stopSequence,
       refusal: a.refusal,
     };
   }

@@ -40,6 +40,8 @@ export interface AnswerBehavior {
   refusal?: string;
   /** Addition: finish_reason (OpenAI) / done_reason (Ollama). Default: OpenAI `tool_calls` with tool calls else `stop`; Ollama `stop`. */
   finishReason?: string;
+  /** Addition, OpenAI only: the stop sequence that ended the answer, as vLLM names it in the choice's `stop_reason`. */
+  stopSequence?: string;
   /** When the request streams, split content into N chunks (default 3). */
   chunks?: number;
   /** Pause between chunks (default 0: the whole stream goes out in one write). */

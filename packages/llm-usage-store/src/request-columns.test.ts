@@ -25,6 +25,7 @@ const EVERY_COLUMN: RequestRecord = request({
   time: T0 + 7,
   keyFingerprint: 'k:every',
   replica: 'gw-every:3025',
+  api: 'messages',
   alias: 'every-alias',
   model: 'every-model',
   status: 503,

@@ -29,6 +29,7 @@ export function request(over: Partial<RequestRecord> = {}): RequestRecord {
     time: Date.UTC(2026, 10, 30, 12, 0, 0),
     keyFingerprint: 'k:1a2b3c4d',
     replica: 'gw-a:3025',
+    api: 'chat_completions',
     alias: 'fast-text',
     model: 'fast-text',
     target: final?.target ?? null,

@@ -40,6 +40,7 @@ const EVERY_COLUMN: RequestRecord = {
   time: now - 60_000,
   keyFingerprint: 'k:every',
   replica: 'gw-every:3025',
+  api: 'messages',
   alias: 'mana/fast-text',
   model: 'mana/fast-text',
   target: 'u/m2',
