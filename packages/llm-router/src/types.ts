@@ -215,8 +215,6 @@ export interface SourceRequest {
   readonly body: Record<string, unknown>;
   /** Its text with the span of `model` (see BodyText), when it has a top-level `model`. */
   readonly bodyText: BodyText | undefined;
-  /** The client's headers of that dialect worth passing on (`anthropic-beta`, `anthropic-version`). */
-  readonly headers: Readonly<Record<string, string>>;
 }
 
 export interface RouterRequest {

@@ -14,7 +14,7 @@ function read(value: unknown): ReadBody {
   return { kind: 'json', text, value, scan: scanJsonText(text, 64) };
 }
 
-const decode = (value: Record<string, unknown>, headers: Record<string, string> = {}) => decodeMessagesRequest(value, read(value), headers);
+const decode = (value: Record<string, unknown>) => decodeMessagesRequest(value, read(value));
 
 const PNG = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } };
 const CALL = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } }] };
@@ -62,19 +62,19 @@ describe('decodeMessagesRequest', () => {
     expect(decoded).toMatchObject({ ok: false, error: { code: 'invalid_request', param: 'messages[4].content[0].tool_use_id' } });
   });
 
-  it("keeps the client's own request (thinking, cache_control, betas) beside a translation without them", () => {
+  it("keeps the client's own request (thinking, cache_control) beside a translation without them", () => {
     const body = { model: 'mana/reasoning', max_tokens: 5, thinking: { type: 'enabled', budget_tokens: 1024 }, system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral' } }], messages: [{ role: 'user', content: 'x' }] };
-    const decoded = decode(body, { 'anthropic-beta': 'interleaved-thinking-2025-05-14', 'anthropic-version': '2023-06-01', 'x-api-key': 'secret' });
+    const decoded = decode(body);
     if (!decoded.ok) throw new Error('expected a decoded request');
     expect(decoded.body).toEqual({ messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'x' }], stream: false, max_tokens: 5 });
-    expect(decoded.source).toMatchObject({ dialect: 'anthropic', body, headers: { 'anthropic-beta': 'interleaved-thinking-2025-05-14', 'anthropic-version': '2023-06-01' } });
+    expect(decoded.source).toMatchObject({ dialect: 'anthropic', body });
     const span = decoded.source!.bodyText!;
     expect(span.text.slice(span.modelStart, span.modelEnd)).toBe('"mana/reasoning"');
   });
 
   it('count_tokens takes a request without max_tokens; messages needs it', () => {
     const body = { messages: [{ role: 'user', content: 'x' }] };
-    expect(decodeCountTokensRequest(body, read(body), {}).ok).toBe(true);
+    expect(decodeCountTokensRequest(body, read(body)).ok).toBe(true);
     expect(decode(body)).toMatchObject({ ok: false, error: { param: 'max_tokens' } });
   });
 

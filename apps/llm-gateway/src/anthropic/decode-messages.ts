@@ -17,7 +17,6 @@
  * Fields Anthropic adds later are ignored the same way rather than refused.
  * `model` follows the chat route's rule: absent, the default alias applies.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ChatRequestBody, SourceRequest } from '@mana/llm-router';
 import { isPlainObject } from '../plain-object.js';
 import { modelError, typeName } from '../http/validate-chat.js';
@@ -32,22 +31,19 @@ import { Refusal, wrongType } from './refusal.js';
  */
 export const MAX_OUTPUT_TOKENS = 1_048_576; // 2^20 tokens
 
-/** The client headers of the Messages dialect a target that speaks it gets (`SourceRequest.headers`). */
-const PASSED_HEADERS = ['anthropic-version', 'anthropic-beta'] as const;
-
 type Json = Record<string, unknown>;
 
 /** `POST /v1/messages`: `max_tokens` required. */
-export function decodeMessagesRequest(parsed: unknown, body: ReadBody, headers: IncomingHttpHeaders): Decoded {
-  return decode(parsed, body, headers, true);
+export function decodeMessagesRequest(parsed: unknown, body: ReadBody): Decoded {
+  return decode(parsed, body, true);
 }
 
 /** `POST /v1/messages/count_tokens`: the same request without `max_tokens` (nothing is generated). */
-export function decodeCountTokensRequest(parsed: unknown, body: ReadBody, headers: IncomingHttpHeaders): Decoded {
-  return decode(parsed, body, headers, false);
+export function decodeCountTokensRequest(parsed: unknown, body: ReadBody): Decoded {
+  return decode(parsed, body, false);
 }
 
-function decode(parsed: unknown, read: ReadBody, headers: IncomingHttpHeaders, generates: boolean): Decoded {
+function decode(parsed: unknown, read: ReadBody, generates: boolean): Decoded {
   try {
     if (!isPlainObject(parsed)) throw new Refusal('invalid_type', `The request body must be a JSON object, got ${typeName(parsed)}.`, undefined);
     const badModel = modelError(parsed.model);
@@ -59,7 +55,7 @@ function decode(parsed: unknown, read: ReadBody, headers: IncomingHttpHeaders, g
     if (generates) chat.max_tokens = maxTokens(parsed.max_tokens);
     sampling(parsed, chat);
     tools(parsed, chat);
-    return { ok: true, body: chat, model, stream, source: sourceOf(parsed, read, headers) };
+    return { ok: true, body: chat, model, stream, source: sourceOf(parsed, read) };
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     return { ok: false, error: { code: error.code, message: error.message, param: error.param } };
@@ -172,17 +168,11 @@ function functionTool(tool: unknown, i: number): Json {
 }
 
 /** The client's own request, for a target that speaks Messages (see SourceRequest). */
-function sourceOf(parsed: Json, read: ReadBody, headers: IncomingHttpHeaders): SourceRequest {
-  const passed: Record<string, string> = {};
-  for (const name of PASSED_HEADERS) {
-    const value = headers[name];
-    if (typeof value === 'string') passed[name] = value;
-  }
+function sourceOf(parsed: Json, read: ReadBody): SourceRequest {
   const model = read.scan.model;
   return {
     dialect: 'anthropic',
     body: parsed,
     bodyText: model === undefined ? undefined : { text: read.text, modelStart: model.start, modelEnd: model.end },
-    headers: passed,
   };
 }

@@ -23,7 +23,7 @@ export async function handleCountTokens(ctx: GatewayContext, req: IncomingMessag
   const ex = new Exchange(requestId, startedAt, MESSAGES);
   const body = await guardedBody(MESSAGES, ctx, req, res, ex);
   if (body === undefined) return;
-  const decoded = decodeCountTokensRequest(body.value, body, req.headers);
+  const decoded = decodeCountTokensRequest(body.value, body);
   if (!decoded.ok) return fail(MESSAGES, ctx, res, ex, gatewayError(decoded.error.code, decoded.error.message, { param: decoded.error.param }));
   let count: TokenCount;
   try {

@@ -16,7 +16,6 @@
  * holds. A codec in the router's dialect passes them through (the parsed body
  * itself, the upstream's text, `data: <event>`): no second parse or serialise.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonResult, Operation, RouterRequest, SourceRequest, StreamResult, UpstreamErrorResult } from '@mana/llm-router';
 import type { GatewayError, GatewayErrorCode } from '../http/errors.js';
 import type { JsonBody } from '../http/read-json-body.js';
@@ -63,9 +62,9 @@ export interface InboundCodec {
   readonly requestIdHeaders: readonly string[];
   /**
    * The parsed JSON body (already size-, UTF-8- and depth-checked) → the router's request body.
-   * `body` and `headers` are there for a codec that keeps the client's own request (`Decoded.source`).
+   * `body` (its text) is there for a codec that keeps the client's own request (`Decoded.source`).
    */
-  decode(parsed: unknown, body: ReadBody, headers: IncomingHttpHeaders): Decoded;
+  decode(parsed: unknown, body: ReadBody): Decoded;
   /** The JSON body of a successful answer. */
   encodeJson(result: JsonResult, request: DecodedRequest): string;
   /** The body of an upstream's refusal of the request (400, 422, …), relayed with its status. */

@@ -73,7 +73,7 @@ export function refuseRouted(
 async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
   const body = await guardedBody(codec, ctx, req, res, ex);
   if (body === undefined) return;
-  const decoded = codec.decode(body.value, body, req.headers);
+  const decoded = codec.decode(body.value, body);
   if (!decoded.ok) {
     return fail(codec, ctx, res, ex, gatewayError(decoded.error.code, decoded.error.message, { param: decoded.error.param }));
   }
