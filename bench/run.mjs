@@ -3,7 +3,12 @@
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
 //   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,usage,shared,dashboard,floor,latency,throughput,failover,memory]
-//                      [--out=DIR] [--log-level=info] [--no-auth]
+//                      [--out=DIR] [--log-level=info] [--no-auth] [--baseline=CHECKOUT]
+//
+// --baseline: another checkout of this repository, built (e.g. the commit before a change): its gateway
+// (`CHECKOUT/apps/llm-gateway/dist/main.js`) joins the latency rounds and the throughput section as
+// `ours_before`, and the notes give this build against it, paired in the same run (latency per round,
+// max throughput and CPU per request over alternating rounds).
 //
 // --log-level and --no-auth change how our gateway runs (default: request logs
 // at info, client API keys on, as in production) for A/B experiments; results
@@ -37,6 +42,8 @@ const option = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?
 const quick = flag('quick');
 const skip = new Set(option('skip', '').split(',').filter(Boolean));
 const outDir = path.resolve(option('out', fileURLToPath(new URL('./results/', import.meta.url))));
+const baselineCheckout = option('baseline', undefined);
+const baselineMain = baselineCheckout === undefined ? undefined : path.resolve(baselineCheckout, 'apps/llm-gateway/dist/main.js');
 
 // Sizes: the whole run stays within ~6 minutes on 2 cores.
 const SIZES = quick
@@ -109,6 +116,7 @@ async function main() {
     const clients = [createClient({ name: 'direct', url: upstream.url, model: 'fast', headers: { authorization: `Bearer ${UPSTREAM_KEY}` } })];
     let ours;
     let oursUsageOff;
+    let oursBefore;
     let oursShared;
     let dashboard;
     let portkey;
@@ -127,6 +135,14 @@ async function main() {
         stops.push(oursUsageOff.stop);
         clients.push(createClient({ name: 'ours_usage_off', url: oursUsageOff.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
         log(`our gateway with --usage off on ${oursUsageOff.url} (pid ${oursUsageOff.pid})`);
+      }
+      if (baselineMain !== undefined) {
+        if (!existsSync(baselineMain)) throw new Error(`--baseline: ${baselineMain} is missing (build that checkout first)`);
+        // The build before, with the same config and its own usage file: this build against it, in the same run.
+        oursBefore = await startManaGateway({ configPath, env: { ...oursEnv, MANA_LLM_DATA_DIR: path.join(tmp, 'data-before') }, logLevel, main: baselineMain });
+        stops.push(oursBefore.stop);
+        clients.push(createClient({ name: 'ours_before', url: oursBefore.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
+        log(`the baseline build's gateway (${baselineCheckout}) on ${oursBefore.url} (pid ${oursBefore.pid})`);
       }
       if (!skip.has('shared')) {
         // Several-replicas mode: health, cooldowns and config shared through PostgreSQL (one replica is enough
@@ -224,6 +240,16 @@ async function main() {
         results.notes.push(line);
         log(line);
       }
+      if (oursBefore) {
+        // Paired per round: this build's added latency minus the baseline build's (negative: this build is faster).
+        results.baseline = {
+          checkout: baselineCheckout,
+          nonStreamAddedMs: addedLatency(plain, 'ours_before', 'total').ours.added,
+          streamFirstByteAddedMs: addedLatency(streamed, 'ours_before', 'ttfb').ours.added,
+          streamLastByteAddedMs: addedLatency(streamed, 'ours_before', 'total').ours.added,
+          embeddingsAddedMs: addedLatency(embedded, 'ours_before', 'total').ours.added,
+        };
+      }
       if (oursUsageOff) {
         results.usageRecording = {
           nonStreamAddedMs: addedLatency(plain, 'ours_usage_off', 'total').ours.added,
@@ -245,6 +271,7 @@ async function main() {
         },
         ours && { name: 'ours', url: `${ours.url}/v1/chat/completions`, headers: clientAuth, model: 'mana/fast-text', pid: ours.pid },
         oursUsageOff && { name: 'ours_usage_off', url: `${oursUsageOff.url}/v1/chat/completions`, headers: clientAuth, model: 'mana/fast-text', pid: oursUsageOff.pid },
+        oursBefore && { name: 'ours_before', url: `${oursBefore.url}/v1/chat/completions`, headers: clientAuth, model: 'mana/fast-text', pid: oursBefore.pid },
         portkey && { name: 'portkey', url: `${portkey.url}/v1/chat/completions`, headers: portkeyHeaders, model: 'fast' },
       ].filter(Boolean);
       for (const target of targets) {
@@ -257,6 +284,29 @@ async function main() {
         if (target.name === 'ours') results.throughput.ours.usageEventsDropped = await usageEventsDropped(ours.url);
       }
       if (oursUsageOff && ours) results.throughput.usagePairs = await usageThroughputPairs(targets, results.throughput, ours.url);
+      if (oursBefore && ours) results.throughput.baselinePairs = await alternatingMaxPairs(targets, results.throughput, 'ours', 'ours_before');
+    }
+
+    // This build against the baseline build, both measured in this run.
+    if (results.baseline || results.throughput?.baselinePairs) {
+      const b = results.baseline;
+      const pairs = results.throughput?.baselinePairs;
+      const parts = [];
+      if (b) {
+        parts.push(
+          `median added latency ${b.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ${b.streamFirstByteAddedMs.median.toFixed(3)} ms stream first byte, ` +
+            `${b.streamLastByteAddedMs.median.toFixed(3)} ms stream last byte, ${b.embeddingsAddedMs.median.toFixed(3)} ms embeddings (this − before, paired per round)`,
+        );
+      }
+      if (pairs) {
+        parts.push(
+          `max ${Math.round(pairs.a)} vs ${Math.round(pairs.b)} req/s (${(pairs.change * 100).toFixed(1)} %, median of ${pairs.rounds.length} alternating rounds), ` +
+            `gateway CPU per request at max load ${pairs.cpuUsPerRequest.a.toFixed(1)} vs ${pairs.cpuUsPerRequest.b.toFixed(1)} µs (${pairs.cpuUsPerRequest.added >= 0 ? '+' : ''}${pairs.cpuUsPerRequest.added.toFixed(1)} µs, median of the rounds' differences)`,
+        );
+      }
+      const line = `this build vs the baseline build (${baselineCheckout}), same run: ${parts.join('; ')}`;
+      results.notes.push(line);
+      log(line);
     }
 
     // Usage recording on (the default) vs --usage off, both measured in this run.
@@ -361,34 +411,47 @@ main().catch((error) => {
 });
 
 /**
- * Max throughput with usage recording on and off, in alternating rounds (the
- * first is the throughput section's own pair; the order flips every round):
- * runs of one gateway vary by ±10 % on this machine, more than what is being
+ * Max throughput of two of our gateways in alternating rounds (the first is
+ * the throughput section's own pair; the order flips every round): runs of
+ * one gateway vary by ±10 % on this machine, more than what is being
  * measured, so one pair of runs cannot tell −15 % from −20 %. Reports the
- * median over rounds of on/off, the medians of each side, and the same for
- * the gateway's CPU per request.
+ * median over rounds of a/b, the medians of each side, and the same for the
+ * gateway's CPU per request (whatever the machine's other processes take of
+ * the cores).
  */
-async function usageThroughputPairs(targets, throughput, oursUrl) {
-  const on = targets.find((t) => t.name === 'ours');
-  const off = targets.find((t) => t.name === 'ours_usage_off');
-  const body = JSON.stringify({ model: on.model, messages: [{ role: 'user', content: 'Say hello.' }] });
-  const roundOf = (onMax, offMax) => ({ on: onMax.requestsPerSec, off: offMax.requestsPerSec, onCpuUs: onMax.cpuUsPerRequest, offCpuUs: offMax.cpuUsPerRequest });
-  const rounds = [roundOf(throughput.ours.max, throughput.ours_usage_off.max)];
+async function alternatingMaxPairs(targets, throughput, nameA, nameB) {
+  const a = targets.find((t) => t.name === nameA);
+  const b = targets.find((t) => t.name === nameB);
+  const body = JSON.stringify({ model: a.model, messages: [{ role: 'user', content: 'Say hello.' }] });
+  const roundOf = (aMax, bMax) => ({ a: aMax.requestsPerSec, b: bMax.requestsPerSec, aCpuUs: aMax.cpuUsPerRequest, bCpuUs: bMax.cpuUsPerRequest });
+  const rounds = [roundOf(throughput[nameA].max, throughput[nameB].max)];
   for (let i = 1; i < SIZES.usagePairs; i++) {
     const max = {};
-    for (const target of i % 2 === 1 ? [off, on] : [on, off]) {
+    for (const target of i % 2 === 1 ? [b, a] : [a, b]) {
       log(`throughput: ${target.name} max, paired round (${SIZES.loadS} s)…`);
       max[target.name] = await maxLoad(target, body);
     }
-    rounds.push(roundOf(max.ours, max.ours_usage_off));
+    rounds.push(roundOf(max[nameA], max[nameB]));
   }
   return {
-    on: median(rounds.map((r) => r.on)),
-    off: median(rounds.map((r) => r.off)),
-    change: median(rounds.map((r) => r.on / r.off)) - 1,
-    // What recording costs the gateway's CPU, whatever the machine's other processes take of the cores.
-    cpuUsPerRequest: { on: median(rounds.map((r) => r.onCpuUs)), off: median(rounds.map((r) => r.offCpuUs)), added: median(rounds.map((r) => r.onCpuUs - r.offCpuUs)) },
+    a: median(rounds.map((r) => r.a)),
+    b: median(rounds.map((r) => r.b)),
+    change: median(rounds.map((r) => r.a / r.b)) - 1,
+    cpuUsPerRequest: { a: median(rounds.map((r) => r.aCpuUs)), b: median(rounds.map((r) => r.bCpuUs)), added: median(rounds.map((r) => r.aCpuUs - r.bCpuUs)) },
     rounds,
+  };
+}
+
+/** Usage recording on (`ours`) against off (`ours_usage_off`), as alternatingMaxPairs measures them, with the events dropped meanwhile. */
+async function usageThroughputPairs(targets, throughput, oursUrl) {
+  const pairs = await alternatingMaxPairs(targets, throughput, 'ours', 'ours_usage_off');
+  const onOff = (r) => ({ on: r.a, off: r.b, onCpuUs: r.aCpuUs, offCpuUs: r.bCpuUs });
+  return {
+    on: pairs.a,
+    off: pairs.b,
+    change: pairs.change,
+    cpuUsPerRequest: { on: pairs.cpuUsPerRequest.a, off: pairs.cpuUsPerRequest.b, added: pairs.cpuUsPerRequest.added },
+    rounds: pairs.rounds.map(onOff),
     usageEventsDropped: await usageEventsDropped(oursUrl),
   };
 }

@@ -5,12 +5,15 @@
 // indexes, the rollups). Both on this one thread, timed with
 // `process.cpuUsage()`; the median of --rounds rounds.
 //
-//   node bench/usage-writer.mjs [--requests=200000] [--rounds=5] [--store=DIR]
+//   node bench/usage-writer.mjs [--requests=200000] [--rounds=5] [--store=DIR[,DIR…]]
 //
-// --store: another build's `dist/` of @mana/llm-usage-store (an A/B of two
-// builds: copy the "before" build's dist into the package, e.g. under
-// packages/llm-usage-store/.tmp/, so that its imports resolve). Needs the
-// built store (`pnpm --filter @mana/llm-usage-store build`).
+// --store: the `dist/` of @mana/llm-usage-store builds to measure (default this
+// checkout's). With several (an A/B of two builds, e.g. this one and
+// `/path/to/other-checkout/packages/llm-usage-store/dist`, whose imports resolve
+// in its own checkout), their rounds alternate in this one run, the order
+// flipping every round, so a slow minute of the machine falls on both; the
+// result adds each build's median ratio to the first. Needs the built stores
+// (`pnpm --filter @mana/llm-usage-store build`).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,10 +24,12 @@ const argv = process.argv.slice(2);
 const option = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const REQUESTS = Number(option('requests', '200000'));
 const ROUNDS = Number(option('rounds', '5'));
-const STORE = path.resolve(option('store', path.join(repoRoot, 'packages/llm-usage-store/dist')));
+const STORES = option('store', path.join(repoRoot, 'packages/llm-usage-store/dist'))
+  .split(',')
+  .map((dir) => path.resolve(dir));
 const BATCH = 4_000; // the batch writer's DEFAULT_MAX_BATCH
 
-const { UsageStore, recordBatch } = await import(path.join(STORE, 'index.js'));
+const builds = await Promise.all(STORES.map(async (dir) => ({ dir, ...(await import(path.join(dir, 'index.js'))) })));
 
 const cpuUs = () => {
   const { user, system } = process.cpuUsage();
@@ -33,7 +38,7 @@ const cpuUs = () => {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** One round: a fresh SQLite file, REQUESTS records in batches of BATCH, the first batch a warm-up. */
-async function round(seed) {
+async function round({ UsageStore, recordBatch }, seed) {
   const random = lcg(seed);
   const start = Date.now();
   const batches = [];
@@ -67,15 +72,25 @@ async function round(seed) {
   }
 }
 
-const rounds = [];
+const rounds = builds.map(() => []);
 for (let r = 0; r < ROUNDS; r++) {
-  rounds.push(await round(42 + r));
-  const last = rounds.at(-1);
-  process.stderr.write(`[usage-writer] round ${r + 1}: block ${last.block.toFixed(2)} µs, write ${last.write.toFixed(2)} µs per request\n`);
+  const order = builds.map((_, i) => i);
+  if (r % 2 === 1) order.reverse();
+  for (const i of order) {
+    const result = await round(builds[i], 42 + r);
+    rounds[i].push(result);
+    process.stderr.write(`[usage-writer] ${path.relative(repoRoot, builds[i].dir)} round ${r + 1}: block ${result.block.toFixed(2)} µs, write ${result.write.toFixed(2)} µs per request\n`);
+  }
 }
-const show = (key) => `${median(rounds.map((r) => r[key])).toFixed(2)} µs (${Math.min(...rounds.map((r) => r[key])).toFixed(2)}–${Math.max(...rounds.map((r) => r[key])).toFixed(2)})`;
-process.stdout.write(
-  `${path.relative(repoRoot, STORE)}: ${REQUESTS.toLocaleString('en')} requests × ${ROUNDS} rounds, CPU per request (median, range):\n` +
-    `  request thread, record into block: ${show('block')}\n` +
-    `  writer, UsageStore.write (SQLite): ${show('write')}\n`,
-);
+const show = (of, key) => `${median(of.map((r) => r[key])).toFixed(2)} µs (${Math.min(...of.map((r) => r[key])).toFixed(2)}–${Math.max(...of.map((r) => r[key])).toFixed(2)})`;
+/** The median over rounds of this build's figure ÷ the first build's in the same round. */
+const ratio = (i, key) => median(rounds[i].map((r, n) => r[key] / rounds[0][n][key])).toFixed(3);
+for (const [i, build] of builds.entries()) {
+  const versus = i === 0 ? '' : ` (× ${ratio(i, 'block')} of the first build's)`;
+  const versusWrite = i === 0 ? '' : ` (× ${ratio(i, 'write')} of the first build's)`;
+  process.stdout.write(
+    `${path.relative(repoRoot, build.dir)}: ${REQUESTS.toLocaleString('en')} requests × ${ROUNDS} rounds, CPU per request (median, range):\n` +
+      `  request thread, record into block: ${show(rounds[i], 'block')}${versus}\n` +
+      `  writer, UsageStore.write (SQLite): ${show(rounds[i], 'write')}${versusWrite}\n`,
+  );
+}

@@ -53,6 +53,18 @@ describe('health_transitions (real PostgreSQL)', () => {
     expect((await readCurrentTransitions(connection.db, now)).flatMap(accepted).some((r) => r.transition.subject === 'half')).toBe(false);
   });
 
+  it('a batch writes every row and announces every transition, an older one among them writing no row', async () => {
+    await publishTransitions(connection.db, [unhealthy('held', now + 5_000)]);
+    heard.length = 0;
+    const batch = [unhealthy('b1', now), unhealthy('b2', now), { ...unhealthy('held', now), replica: 'late' }];
+    await publishTransitions(connection.db, batch);
+    const subjects = () => heard.flatMap((payload) => accepted(decodePayload(payload, Date.now()))).map((r) => r.transition.subject);
+    await expect.poll(subjects).toEqual(expect.arrayContaining(['b1', 'b2', 'held']));
+    const rows = (await readCurrentTransitions(connection.db, now)).flatMap(accepted);
+    expect(rows.filter((r) => ['b1', 'b2'].includes(r.transition.subject)).map((r) => r.transition.subject).sort()).toEqual(['b1', 'b2']);
+    expect(rows.filter((r) => r.transition.subject === 'held')).toEqual([unhealthy('held', now + 5_000)]);
+  });
+
   it('cuts long reasons, drops NUL characters, and the payload round-trips', async () => {
     heard.length = 0;
     const reason = `bad\u0000gateway ${'x'.repeat(10_000)}`;

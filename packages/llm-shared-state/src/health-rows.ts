@@ -1,7 +1,7 @@
 /**
  * Health transitions in the `health_transitions` table (the newest per
  * provider and per target) and on the `mana_llm_health` channel. A transition
- * is upserted and announced in one transaction: NOTIFY is delivered on
+ * is upserted and announced in one statement (one transaction): NOTIFY is delivered on
  * commit, so a replica dying mid-write leaves neither a row nobody announced
  * nor an announcement of a row that is not there.
  */
@@ -95,16 +95,25 @@ export function decodePayload(payload: string, now: number): Received<SharedTran
 }
 
 /**
- * Writes and announces a batch in one transaction. An older transition never
- * overwrites a newer one (replicas' reports can cross on the way).
+ * Writes and announces a batch in one statement: the upsert is a
+ * data-modifying CTE, which PostgreSQL runs whether or not the query reads
+ * it, and the statement is its own transaction, so the notifications are
+ * delivered on its commit with the rows. One round trip instead of a
+ * transaction's 2 + 2 per transition: every round trip is a wake-up of this
+ * process and of its server backend, and on a busy machine those wake-ups
+ * are what a transition waits for before the other replicas hear of it.
+ * An older transition never overwrites a newer one (replicas' reports can
+ * cross on the way). `batch` holds one transition per subject (the pending
+ * map's key): an upsert may not touch one row twice.
  */
 export async function publishTransitions(db: Kysely<UsageDatabase>, batch: readonly SharedTransition[]): Promise<void> {
   if (batch.length === 0) return;
-  await db.transaction().execute(async (tx) => {
-    for (const shared of batch) {
-      await tx
+  const payloads = batch.map(encodePayload);
+  await db
+    .with('written', (cte) =>
+      cte
         .insertInto('health_transitions')
-        .values(toRow(shared))
+        .values(batch.map(toRow))
         .onConflict((oc) =>
           oc
             .column('subject')
@@ -116,11 +125,12 @@ export async function publishTransitions(db: Kysely<UsageDatabase>, batch: reado
               replica: eb.ref('excluded.replica'),
             }))
             .where('health_transitions.at', '<=', (eb) => eb.ref('excluded.at')),
-        )
-        .execute();
-      await sql`select pg_notify(${HEALTH_CHANNEL}, ${encodePayload(shared)})`.execute(tx);
-    }
-  });
+        ),
+    )
+    // A function returning text in FROM names its one column as its alias: `announced` is each payload.
+    .selectFrom(sql<{ announced: string }>`unnest(${payloads}::text[])`.as('announced'))
+    .select(sql<string>`pg_notify(${HEALTH_CHANNEL}, announced)`.as('notified'))
+    .execute();
 }
 
 /**

@@ -127,7 +127,14 @@ describe('other faults', () => {
   test('hang never answers; the client closing is recorded', async () => {
     fake.on('m', { kind: 'hang' });
     const started = Date.now();
-    await expect(chat({ model: 'm' }, { signal: AbortSignal.timeout(150) })).rejects.toThrow();
+    const controller = new AbortController();
+    const answer = chat({ model: 'm' }, { signal: controller.signal });
+    // Left only once the fake holds the request: a fixed timeout could fire before it arrived on a busy machine.
+    await fake.waitForRequest(undefined, 2_000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fake.count('m')).toBe(1); // held, not answered: nothing else came of it
+    controller.abort();
+    await expect(answer).rejects.toThrow();
     const closed = await fake.waitForClientClose(2_000);
     expect(closed.closedByClient).toBe(true);
     expect(closed.closedAt).toBeGreaterThanOrEqual(started);

@@ -105,7 +105,7 @@ describe('usage store faults through the gateway (SQLite)', () => {
     }
   }, 60_000);
 
-  it('kill -9 under load: the store reopens cleanly, and only requests finished within the last flush interval may be missing', async () => {
+  it('kill -9 under load: the store reopens cleanly, and only the requests of the last flush interval and of the batch being written may be missing', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'mana-usage-kill-load-'));
     try {
       const env = { MANA_LLM_ADMIN_KEY: ADMIN, MANA_LLM_DATA_DIR: dataDir };
@@ -121,7 +121,7 @@ describe('usage store faults through the gateway (SQLite)', () => {
         }
       };
       const clients = Array.from({ length: 4 }, client);
-      await new Promise((r) => setTimeout(r, 3_000));
+      await new Promise((r) => setTimeout(r, 4_000));
       const killedAt = Date.now();
       first.signal('SIGKILL');
       running = false;
@@ -141,8 +141,13 @@ describe('usage store faults through the gateway (SQLite)', () => {
           cursor = body.next_cursor === null ? '' : `&cursor=${body.next_cursor}`;
         } while (cursor !== '');
         const stored = new Set(ids);
-        // Whatever finished more than one flush interval (plus the write of that batch) before the kill is stored.
-        const mustBeStored = [...finishedAt].filter(([, at]) => at < killedAt - FLUSH_INTERVAL_MS - 500).map(([id]) => id);
+        // docs/operations.md: missing are at most the requests of the last flush interval plus a batch being
+        // written at the kill, which holds the interval before it. So whatever finished two intervals (and a
+        // timer's lateness on a busy machine) before the kill is stored. A tighter cut (one interval + 500 ms)
+        // failed under a CPU hog while the whole suite ran: the write of the batch before was still running.
+        const mustBeStored = [...finishedAt].filter(([, at]) => at < killedAt - 2 * FLUSH_INTERVAL_MS - 250).map(([id]) => id);
+        const missingAges = [...finishedAt].filter(([id]) => !stored.has(id)).map(([, at]) => killedAt - at);
+        console.log(`kill -9 under load: ${finishedAt.size} finished, ${missingAges.length} missing, the oldest of them finished ${Math.max(0, ...missingAges)} ms before the kill`);
         expect(mustBeStored.length).toBeGreaterThan(10);
         expect(mustBeStored.filter((id) => !stored.has(id))).toEqual([]);
         // Nothing stored that no client saw finish, nothing twice.
