@@ -561,7 +561,7 @@ describe('info endpoints', () => {
     expect(text).toMatch(/mana_llm_attempts_total\{target="cloud\/m2",outcome="ok"\} \d+\n/);
     expect(text).toMatch(/mana_llm_provider_healthy\{provider="cloud"\} 1\n/);
     expect(text).toMatch(/mana_llm_provider_healthy\{provider="nokey"\} 0\n/);
-    expect(text).toMatch(/mana_llm_request_duration_seconds_bucket\{le="0.005",alias="mana\/fast-text",stream="false"\} \d+\n/);
+    expect(text).toMatch(/mana_llm_request_duration_seconds_bucket\{le="0.005",api="chat_completions",alias="mana\/fast-text",stream="false"\} \d+\n/);
     expect(text).toMatch(/mana_llm_time_to_first_byte_seconds_count\{api="chat_completions",alias="mana\/long-form",stream="true"\} 1\n/);
     expect(text).toContain('mana_llm_config_reload_total{result="success"} 0');
     const promtool = findPromtool();

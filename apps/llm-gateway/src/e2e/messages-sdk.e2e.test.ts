@@ -11,7 +11,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingPort, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
-import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
+import { aliasesYaml, deadThenCloud, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const KEY = 'sk-mana-messages-sdk-e2e-c41d';
 /** A 1×1 PNG. */
@@ -32,10 +32,7 @@ beforeAll(async () => {
   cloud.on('vision', { kind: 'answer', content: 'A single pixel.' });
   const dead = await refusingPort();
   const config =
-    `settings:\n  probe_interval: 60s\n  failure_threshold: 1000\n` +
-    `providers:\n` +
-    `  dead: { type: openai, base_url: "http://127.0.0.1:${dead}/v1", api_key_required: false }\n` +
-    `  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key: "sk-cloud-upstream" }\n` +
+    deadThenCloud(dead, cloud.baseUrl) +
     aliasesYaml({ 'mana/vision': ['dead/m0', 'cloud/vision'], 'mana/tools': ['dead/m0', 'cloud/tools'] }, ['dead/m0', 'cloud/m1']);
   gw = await spawnGateway({ config, env: { MANA_LLM_API_KEYS: KEY } });
   client = new Anthropic({ baseURL: gw.url, apiKey: KEY, maxRetries: 0 });

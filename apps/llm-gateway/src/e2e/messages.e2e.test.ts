@@ -12,7 +12,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimatePromptTokens, type ChatRequestBody } from '@mana/llm-router';
 import { refusingPort, startFakeOllama, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
-import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
+import { aliasesYaml, deadThenCloud, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const KEY = 'sk-mana-messages-e2e-7f3a';
 const ADMIN = 'admin-messages-e2e-91c2';
@@ -42,11 +42,7 @@ beforeAll(async () => {
   local.on('gemma3:4b', { kind: 'answer', toolCalls: [{ function: { name: 'get_weather', arguments: { city: 'Rome' } } }] });
   const dead = await refusingPort();
   const config =
-    `settings:\n  probe_interval: 60s\n  failure_threshold: 1000\n` +
-    `providers:\n` +
-    `  dead: { type: openai, base_url: "http://127.0.0.1:${dead}/v1", api_key_required: false }\n` +
-    `  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key: "sk-cloud-upstream" }\n` +
-    `  local: { type: ollama, base_url: "${local.url}" }\n` +
+    deadThenCloud(dead, cloud.baseUrl, `  local: { type: ollama, base_url: "${local.url}" }\n`) +
     aliasesYaml(
       {
         'mana/tools': ['dead/m0', 'cloud/tools'],

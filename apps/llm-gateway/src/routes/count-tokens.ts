@@ -10,11 +10,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRouterError, type TokenCount } from '@mana/llm-router';
-import { anthropicErrorBody } from '../anthropic/anthropic-errors.js';
 import { decodeCountTokensRequest } from '../anthropic/decode-messages.js';
 import type { GatewayContext } from '../context.js';
 import { fromRouterError, gatewayError, type GatewayError } from '../http/errors.js';
-import { sendError, sendJson } from '../http/respond.js';
+import { sendJson } from '../http/respond.js';
 import { Exchange } from './exchange.js';
 import { MESSAGES } from './messages.js';
 import { fail, guardedBody } from './routed-pipeline.js';
@@ -36,6 +35,6 @@ export async function handleCountTokens(ctx: GatewayContext, req: IncomingMessag
 }
 
 /** A request the auth step refused, answered in Anthropic's shape like the rest of this route. */
-export function refuseCountTokens(ctx: GatewayContext, res: ServerResponse, requestId: string, error: GatewayError): void {
-  sendError(res, ctx.state, error, { 'x-request-id': requestId, 'request-id': requestId }, anthropicErrorBody);
+export function refuseCountTokens(ctx: GatewayContext, res: ServerResponse, requestId: string, startedAt: number, error: GatewayError): void {
+  fail(MESSAGES, ctx, res, new Exchange(requestId, startedAt, MESSAGES), error);
 }

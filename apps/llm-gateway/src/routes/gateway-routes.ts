@@ -51,7 +51,7 @@ export const GATEWAY_ROUTES: readonly Route[] = [
     path: '/v1/messages/count_tokens',
     auth: 'api_key',
     handler: (ctx, req, res, requestId, _params, startedAt) => handleCountTokens(ctx, req, res, requestId, startedAt),
-    refused: (ctx, _req, res, requestId, _startedAt, error) => refuseCountTokens(ctx, res, requestId, error),
+    refused: (ctx, _req, res, requestId, startedAt, error) => refuseCountTokens(ctx, res, requestId, startedAt, error),
   },
   { method: ['GET', 'HEAD'], path: '/healthz', auth: 'none', handler: (ctx, _req, res) => handleHealthz(ctx, res) },
   { method: ['GET', 'HEAD'], path: '/readyz', auth: 'none', handler: (ctx, _req, res) => handleReadyz(ctx, res) },
