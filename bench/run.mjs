@@ -2,7 +2,7 @@
 // @portkey-ai/gateway 1.15.2, all against the same fast loopback fake upstream,
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
-//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,usage,shared,dashboard,floor,latency,throughput,failover,memory]
+//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,usage,shared,dashboard,floor,latency,throughput,failover,memory]
 //                      [--out=DIR] [--log-level=info] [--no-auth] [--baseline=CHECKOUT]
 //
 // --baseline: another checkout of this repository, built (e.g. the commit before a change): its gateway
@@ -14,7 +14,8 @@
 // at info, client API keys on, as in production) for A/B experiments; results
 // of such runs say so in their notes.
 //
-// Sections: latency (sequential, interleaved rounds; chat and embeddings), throughput (separate
+// Sections: latency (sequential, interleaved rounds; chat and embeddings; `messages` adds Anthropic's
+// /v1/messages on our gateway, the same prompt and upstream as its chat completions), throughput (separate
 // load process), failover cost, memory with 1,000 open streams. `shared` adds our gateway with
 // MANA_LLM_DATABASE_URL (a throwaway PostgreSQL) to the latency rounds: what shared mode costs a request;
 // `dashboard` adds it with the operator dashboard open and polling in a headless Chromium.
@@ -124,6 +125,10 @@ async function main() {
       stops.push(ours.stop);
       clients.push(createClient({ name: 'ours', url: ours.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
       log(`our gateway on ${ours.url} (pid ${ours.pid})`);
+      if (!skip.has('messages')) {
+        // The same gateway through POST /v1/messages (Anthropic's clients): what the translation costs over chat completions.
+        clients.push(createClient({ name: 'ours_messages', url: ours.url, model: 'mana/fast-text', headers: { 'x-api-key': CLIENT_KEY, 'anthropic-version': '2023-06-01' }, api: 'messages' }));
+      }
       if (!skip.has('usage')) {
         // The same gateway with usage recording off: what recording costs, paired round by round.
         oursUsageOff = await startManaGateway({ configPath, env: oursEnv, logLevel, args: ['--usage', 'off'] });
@@ -196,6 +201,18 @@ async function main() {
         streamLastByte: addedLatency(streamed, 'direct', 'total'),
         embeddings: addedLatency(embedded, 'direct', 'total'),
       };
+      if (results.latency.nonStream.ours_messages) {
+        // Paired per round against chat completions on the same gateway.
+        results.messages = {
+          nonStreamAddedMs: addedLatency(plain, 'ours', 'total').ours_messages.added,
+          streamFirstByteAddedMs: addedLatency(streamed, 'ours', 'ttfb').ours_messages.added,
+          streamLastByteAddedMs: addedLatency(streamed, 'ours', 'total').ours_messages.added,
+        };
+        const m = results.messages;
+        const line = `/v1/messages vs /v1/chat/completions on the same gateway, sequential: median added ${m.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ${m.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte, ${m.streamLastByteAddedMs.median.toFixed(3)} ms last byte (paired per round)`;
+        results.notes.push(line);
+        log(line);
+      }
       if (oursShared) {
         // Paired per round against the default gateway (embedded SQLite usage, nothing shared).
         const nonStream = addedLatency(plain, 'ours', 'total').ours_shared.added;

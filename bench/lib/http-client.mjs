@@ -4,19 +4,28 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
+/** The routes a client's `chat()` can send its one request to: OpenAI's chat completions or Anthropic's Messages. */
+const CHAT_APIS = {
+  chat_completions: { path: '/v1/chat/completions', extra: {}, streamEnd: 'data: [DONE]' },
+  // Anthropic's Messages needs max_tokens; the answer is the same fake completion, translated.
+  messages: { path: '/v1/messages', extra: { max_tokens: 64 }, streamEnd: 'event: message_stop' },
+};
+
 /**
- * A target the benchmark talks to: a base URL, the headers its routing needs
- * and the model name to send.
+ * A target the benchmark talks to: a base URL, the headers its routing needs,
+ * the model name to send and the API its `chat()` speaks (`chat_completions`
+ * or `messages`, the same prompt either way).
  */
-export function createClient({ name, url, headers = {}, model, embeddingModel = model, maxSockets = 1 }) {
+export function createClient({ name, url, headers = {}, model, embeddingModel = model, maxSockets = 1, api = 'chat_completions' }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
   const { hostname, port } = new URL(url);
+  const route = CHAT_APIS[api];
   const bodies = new Map();
   function body(stream) {
     let buffer = bodies.get(stream);
     if (!buffer) {
       buffer = Buffer.from(
-        JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Say hello.' }] }),
+        JSON.stringify({ model, ...route.extra, stream, messages: [{ role: 'user', content: 'Say hello.' }] }),
       );
       bodies.set(stream, buffer);
     }
@@ -28,6 +37,9 @@ export function createClient({ name, url, headers = {}, model, embeddingModel = 
     url,
     headers,
     model,
+    api,
+    /** The text a complete stream of `chat({ stream: true })` ends with. */
+    streamEnd: route.streamEnd,
     agent,
     close: () => agent.destroy(),
     /** One embeddings request (`POST /v1/embeddings`, one input, floats): status, ttfbMs, totalMs, body when asked. */
@@ -40,9 +52,9 @@ export function createClient({ name, url, headers = {}, model, embeddingModel = 
      */
     chat({ stream = false, keepBody = false, modelOverride, signal } = {}) {
       const payload = modelOverride
-        ? Buffer.from(JSON.stringify({ model: modelOverride, stream, messages: [{ role: 'user', content: 'Say hello.' }] }))
+        ? Buffer.from(JSON.stringify({ model: modelOverride, ...route.extra, stream, messages: [{ role: 'user', content: 'Say hello.' }] }))
         : body(stream);
-      return send({ agent, hostname, port, headers, payload, signal, keepBody });
+      return send({ agent, hostname, port, headers, payload, signal, path: route.path, keepBody });
     },
   };
 }

@@ -82,6 +82,19 @@ export function evaluateTargets(results) {
     mem ? mb(mem.idleMb + NEAR_IDLE_MB) : '–',
     mem ? mem.afterMb <= mem.idleMb + NEAR_IDLE_MB : undefined,
   );
+  const messages = results.messages;
+  for (const [label, figure] of [
+    ['non-streaming', messages?.nonStreamAddedMs?.median],
+    ['streaming first byte', messages?.streamFirstByteAddedMs?.median],
+  ]) {
+    add(
+      `Messages API (/v1/messages) vs chat completions: median added latency, sequential, ${label}`,
+      '≤ 0.05 ms (the translation)',
+      ms(figure),
+      '0.050 ms',
+      have(figure) ? figure <= 0.05 : undefined,
+    );
+  }
   const shared = results.sharedMode?.nonStreamAddedMs?.median;
   add(
     'Shared mode (MANA_LLM_DATABASE_URL) vs the default: median added latency, sequential, non-streaming',
@@ -128,6 +141,20 @@ function latencyTable(lat) {
     );
   }
   return lines.join('\n');
+}
+
+/** Our gateway through /v1/messages next to its chat completions: each one's added latency over direct calls, and the paired difference. */
+function messagesTable(lat, m) {
+  const rows = [
+    ['non-streaming (last byte)', lat.nonStream, m.nonStreamAddedMs],
+    ['streaming, first byte', lat.streamFirstByte, m.streamFirstByteAddedMs],
+    ['streaming, last byte', lat.streamLastByte, m.streamLastByteAddedMs],
+  ];
+  return [
+    '| sequential, ms (median / p99 of per-round medians) | ours, chat completions, added | ours, /v1/messages, added | /v1/messages − chat completions (paired per round) |',
+    '|---|---|---|---|',
+    ...rows.map(([label, figures, difference]) => `| ${label} | ${pair(figures.ours?.added)} | ${pair(figures.ours_messages?.added)} | ${pair(difference)} |`),
+  ].join('\n');
 }
 
 function throughputTable(t, rate) {
@@ -215,6 +242,7 @@ export function renderMarkdown(results) {
     '',
   ];
   if (results.latency) parts.push(latencyTable(results.latency), '');
+  if (results.latency && results.messages) parts.push(messagesTable(results.latency, results.messages), '');
   if (results.throughput) parts.push(throughputTable(results.throughput, results.sizes.rate), '');
   if (results.failover) parts.push(failoverTable(results.failover), '');
   if (results.memory) parts.push(memoryTable(results.memory), '');

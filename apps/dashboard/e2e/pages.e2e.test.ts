@@ -219,6 +219,8 @@ describe('every page, on seeded traffic', () => {
     await page.getByLabel('Failed over').selectOption('true');
     const rows = page.locator('tr.request-row');
     await expect.poll(() => rows.count()).toBe(LOCAL_FAILURES);
+    // The inbound API the request came through, beside its alias.
+    expect(await rows.first().locator('td').nth(1).textContent()).toBe('mana/fast-text via chat_completions');
     await rows.first().getByRole('button', { name: /Show attempts/ }).click();
     const attempts = await page.locator('table.attempts tbody tr').allTextContents();
     expect(attempts[0]).toMatch(/ollama\/gemma3:4b[\s\S]*failed over[\s\S]*HTTP 500/);

@@ -16,7 +16,7 @@ import type { UsageRecorder } from './usage/usage-recorder.js';
 /** The router methods the gateway uses (a test can pass a stand-in). */
 export type GatewayRouter = Pick<
   Router,
-  'config' | 'execute' | 'reload' | 'applyConfig' | 'startProbes' | 'probeNow' | 'close' | 'health' | 'aliases' | 'models' | 'on' | 'observeHealthTransitions' | 'applyHealthTransition'
+  'config' | 'execute' | 'countTokens' | 'reload' | 'applyConfig' | 'startProbes' | 'probeNow' | 'close' | 'health' | 'aliases' | 'models' | 'on' | 'observeHealthTransitions' | 'applyHealthTransition'
 >;
 
 export interface GatewayState extends ResponseState {

@@ -121,6 +121,8 @@ export interface RequestLogFields {
   requestId: string;
   method: string;
   path: string;
+  /** The inbound API of a routed request (routes/inbound-api.ts). */
+  api?: string | undefined;
   status: number;
   durationMs: number;
   ttfbMs?: number | undefined;
@@ -143,6 +145,7 @@ export function requestLogLine(f: RequestLogFields): Record<string, unknown> {
     status: f.status,
     duration_ms: Math.round(f.durationMs * 100) / 100,
   };
+  if (f.api !== undefined) line.api = f.api;
   if (f.ttfbMs !== undefined) line.ttfb_ms = Math.round(f.ttfbMs * 100) / 100;
   if (f.model !== undefined) line.model = f.model;
   if (f.alias !== undefined) line.alias = f.alias;

@@ -28,4 +28,6 @@ export type { PlanContext } from './plan/build-plan.js';
 export { HealthCache } from './health/health-cache.js';
 export { createRouter } from './router.js';
 export { estimateTokens } from './context/estimate-tokens.js';
+export { estimatePromptTokens } from './context/count-tokens.js';
+export type { TokenCount } from './context/count-tokens.js';
 export type { Router, RouterOptions } from './router.js';

@@ -3,6 +3,7 @@ import { BackgroundGate, InFlight } from './attempt/background-gate.js';
 import { execute, type ExecuteDeps } from './attempt/execute.js';
 import { createSchemaChecker } from './attempt/schema-checker.js';
 import { listModels } from './config/alias-registry.js';
+import { countTokens, type TokenCount } from './context/count-tokens.js';
 import { loadConfigFile } from './config/load-config.js';
 import { RouterError } from './errors.js';
 import { HealthCache } from './health/health-cache.js';
@@ -36,6 +37,12 @@ export interface Router {
   readonly config: ConfigSnapshot;
   /** Routes one request. Throws RouterError (unknown_model, no_healthy_provider, upstream_failed, aborted, …). */
   execute(request: RouterRequest): Promise<RouterResult>;
+  /**
+   * The estimated prompt tokens of a chat request, counted for the target that
+   * would serve it now (see context/count-tokens.ts). Sends nothing; throws
+   * RouterError `unknown_model` / `alias_kind_mismatch` as `execute` would.
+   */
+  countTokens(request: RouterRequest): TokenCount;
   /** Re-reads `configPath`; a bad file leaves the old snapshot serving and returns the error. */
   reload(): Promise<ReloadResult>;
   /** Swaps in a validated snapshot; health of targets still present survives. */
@@ -117,6 +124,10 @@ class ManaRouter implements Router {
     if (this.closed) return Promise.reject(new RouterError('router_closed', 'the router is closed'));
     // The snapshot is read once: a reload during this request does not change its plan.
     return execute(this.snapshot, request, this.deps);
+  }
+
+  countTokens(request: RouterRequest): TokenCount {
+    return countTokens(this.snapshot, request, this.deps);
   }
 
   async reload(): Promise<ReloadResult> {

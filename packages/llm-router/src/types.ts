@@ -202,6 +202,21 @@ export interface BodyText {
   readonly modelEnd: number;
 }
 
+/**
+ * The client's request in its own inbound dialect, when that is not the
+ * router's (OpenAI's): `body` of the RouterRequest is its translation, and
+ * this is what the client wrote, for a target whose protocol is that dialect.
+ * The translation drops what OpenAI-shaped targets cannot take (Anthropic's
+ * `thinking`, `cache_control`); the original keeps it.
+ */
+export interface SourceRequest {
+  readonly dialect: 'anthropic';
+  /** The parsed body, as the client sent it. */
+  readonly body: Record<string, unknown>;
+  /** Its text with the span of `model` (see BodyText), when it has a top-level `model`. */
+  readonly bodyText: BodyText | undefined;
+}
+
 export interface RouterRequest {
   /** Alias, direct `provider/model`, or undefined for DEFAULT_ALIAS. */
   readonly model: string | undefined;
@@ -210,6 +225,8 @@ export interface RouterRequest {
   readonly body: ChatRequestBody | EmbeddingRequestBody;
   /** `body` as the client wrote it, when the caller has it (see `BodyText`). */
   readonly bodyText?: BodyText | undefined;
+  /** The client's own request, when `body` is a translation of another dialect. */
+  readonly source?: SourceRequest | undefined;
   readonly stream: boolean;
   readonly priority?: Priority;
   /** Aborting cancels the upstream request at once. Any `CancelSignal`; a standard `AbortSignal` is one. */

@@ -12,7 +12,7 @@ export interface ResolvedAnswer {
   usage: FakeUsage;
   /** As given by the behaviour; each dialect applies its own default. */
   finishReason: string | undefined;
-  /** The stop sequence that ended the answer (Anthropic's `stop_sequence`). */
+  /** The stop sequence that ended the answer: Anthropic's `stop_sequence`, vLLM's `stop_reason` on the finishing choice (OpenAI dialect). */
   stopSequence: string | undefined;
   /** OpenAI refusal text (then content is null and `parts` split the refusal). */
   refusal: string | undefined;

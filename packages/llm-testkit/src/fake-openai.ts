@@ -18,6 +18,9 @@ function totals(u: ResolvedAnswer['usage']) {
 
 const finishReason = (a: ResolvedAnswer): string => a.finishReason ?? (a.toolCalls.length > 0 ? 'tool_calls' : 'stop');
 
+/** vLLM's `stop_reason` (the stop sequence met), only when the behaviour names one. */
+const stopReason = (a: ResolvedAnswer): { stop_reason?: string } => (a.stopSequence === undefined ? {} : { stop_reason: a.stopSequence });
+
 function errorObject(status: number, model: string) {
   // Shapes and codes as api.openai.com sends them, so SDKs map them to their error classes.
   if (status === 401) return { message: 'Incorrect API key provided (fake upstream).', type: 'invalid_request_error', param: null, code: 'invalid_api_key' };
@@ -54,7 +57,7 @@ const openaiDialect: Dialect = {
       created: now(),
       model,
       system_fingerprint: 'fp_fake',
-      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(a) }],
+      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(a), ...stopReason(a) }],
       usage: totals(a.usage),
     });
   },
@@ -62,7 +65,7 @@ const openaiDialect: Dialect = {
   renderStream(a, model, includeUsage): RenderedStream {
     const head = { id: nextId(), object: 'chat.completion.chunk', created: now(), model, system_fingerprint: 'fp_fake' };
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-      sse({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+      sse({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish, ...(finish === null ? {} : stopReason(a)) }] });
     // The role rides on the first delta so "N chunks" means N content/tool deltas exactly.
     const key = a.refusal !== undefined ? 'refusal' : 'content';
     const frames: string[] = a.parts.map((text, i) => chunk(i === 0 ? { role: 'assistant', [key]: text } : { [key]: text }));

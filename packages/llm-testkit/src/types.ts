@@ -44,7 +44,7 @@ export interface AnswerBehavior {
   refusal?: string;
   /** Addition: finish_reason (OpenAI) / done_reason (Ollama). Default: OpenAI `tool_calls` with tool calls else `stop`; Ollama `stop`. */
   finishReason?: string;
-  /** Addition: the stop sequence that ended the answer (Anthropic: `stop_sequence`, with `finishReason: 'stop_sequence'`). */
+  /** Addition: the stop sequence that ended the answer (Anthropic: `stop_sequence`, with `finishReason: 'stop_sequence'`; OpenAI: vLLM's `stop_reason` on the choice). */
   stopSequence?: string;
   /** When the request streams, split content into N chunks (default 3). */
   chunks?: number;

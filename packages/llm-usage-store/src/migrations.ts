@@ -167,6 +167,12 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('usage_requests').addColumn('attempts', 'text').execute();
     },
   },
+  '0014_inbound_api': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // Which inbound API a request came through (chat completions, embeddings, messages, …).
+      await db.schema.alterTable('usage_requests').addColumn('api', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

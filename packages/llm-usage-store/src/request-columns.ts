@@ -144,6 +144,8 @@ export const REQUEST_COLUMNS = [
   // A short, non-reversible fingerprint of the API key used; never the key.
   { name: 'key_fingerprint', kind: 'dictionary-string', nullable: true, field: 'keyFingerprint', json: 'key' },
   { name: 'replica', kind: 'dictionary-string', nullable: true, field: 'replica', json: 'replica' },
+  // The inbound API (the gateway's list, routes/inbound-api.ts); null on rows older than migration 0014.
+  { name: 'api', kind: 'dictionary-string', nullable: true, field: 'api', json: 'api' },
   { name: 'alias', kind: 'dictionary-string', nullable: true, field: 'alias', json: 'alias' },
   { name: 'model', kind: 'dictionary-string', nullable: true, field: 'model', json: 'model' },
   { name: 'target', kind: 'dictionary-string', nullable: true, field: 'target', json: 'target' },

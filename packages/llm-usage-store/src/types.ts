@@ -58,6 +58,8 @@ export interface RequestRecord {
   readonly attempts: readonly AttemptRecord[];
   /** The gateway replica that served it (`--replica-name`); null when unnamed. */
   readonly replica: string | null;
+  /** The inbound API it came through (`chat_completions`, `embeddings`, `messages`, …); null on rows written before migration 0014. */
+  readonly api: string | null;
 }
 
 export interface PlannedTarget {

@@ -128,7 +128,10 @@ export function RequestsPage() {
                 <Fragment key={r.id}>
                   <tr class="request-row">
                     <td>{formatTime(r.time)}</td>
-                    <td class="break">{r.alias ?? r.model}</td>
+                    <td class="break">
+                      {r.alias ?? r.model}
+                      {r.api !== null && <span class="muted small"> via {r.api}</span>}
+                    </td>
                     <td class="break">{r.target ?? '–'}</td>
                     <td>
                       <Badge tone={r.status < 400 ? 'good' : 'bad'}>{r.status}</Badge>

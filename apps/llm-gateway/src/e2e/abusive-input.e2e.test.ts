@@ -101,11 +101,11 @@ describe('model ids chosen by the caller', () => {
     for (let i = 0; i < 40; i++) expect((await chat(`cloud/caller-chosen-${i}`)).status).toBe(200);
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     expect(metrics).not.toContain('caller-chosen');
-    const line = metrics.split('\n').find((l) => l.startsWith('mana_llm_requests_total{alias="direct",target="other",status="200"}'));
+    const line = metrics.split('\n').find((l) => l.startsWith('mana_llm_requests_total{api="chat_completions",alias="direct",target="other",status="200"}'));
     expect(Number(line?.split(' ').pop())).toBeGreaterThanOrEqual(40);
     expect(metrics).toContain('mana_llm_attempts_total{target="other",outcome="ok"}');
     // Configured chain targets keep their own label.
-    expect(metrics).toMatch(/mana_llm_requests_total\{alias="mana\/limited-seconds",target="cloud\/m2",status="200"\} \d+/);
+    expect(metrics).toMatch(/mana_llm_requests_total\{api="chat_completions",alias="mana\/limited-seconds",target="cloud\/m2",status="200"\} \d+/);
   });
 });
 

@@ -204,9 +204,9 @@ describe('embeddings in the listings and metrics', () => {
 
   it('/metrics counts embeddings like chat, and no key leaks', async () => {
     const text = await (await fetch(`${gw.url}/metrics`)).text();
-    expect(text).toMatch(/mana_llm_requests_total\{alias="mana\/embed",target="cloud\/nomic-ai\/nomic-embed-text-v1.5",status="200"\} \d+\n/);
+    expect(text).toMatch(/mana_llm_requests_total\{api="embeddings",alias="mana\/embed",target="cloud\/nomic-ai\/nomic-embed-text-v1.5",status="200"\} \d+\n/);
     expect(text).toMatch(/mana_llm_fallback_total\{from_model="down\/nomic-embed-text:v1.5",to_model="cloud\/nomic-ai\/nomic-embed-text-v1.5",reason="connect_refused"\} \d+\n/);
-    expect(text).toMatch(/mana_llm_requests_total\{alias="mana\/embed-mixed",target="none",status="502"\} 1\n/);
+    expect(text).toMatch(/mana_llm_requests_total\{api="embeddings",alias="mana\/embed-mixed",target="none",status="502"\} 1\n/);
     expect(text).not.toContain(SECRET);
     expect(gw.output()).not.toContain(SECRET);
   });

@@ -555,14 +555,14 @@ describe('info endpoints', () => {
     bodies.push(text);
     expect(text).toMatch(/mana_llm_fallback_total\{from_model="local\/m1",to_model="cloud\/m2",reason="connect_refused"\} 1\n/);
     expect(text).toMatch(/mana_llm_alias_resolved_total\{alias="mana\/fast-text",target="cloud\/m2"\} 1\n/);
-    expect(text).toMatch(/mana_llm_requests_total\{alias="mana\/fast-text",target="cloud\/m2",status="200"\} 1\n/);
-    expect(text).toMatch(/mana_llm_requests_total\{alias="mana\/reasoning",target="none",status="502"\} 1\n/);
+    expect(text).toMatch(/mana_llm_requests_total\{api="chat_completions",alias="mana\/fast-text",target="cloud\/m2",status="200"\} 1\n/);
+    expect(text).toMatch(/mana_llm_requests_total\{api="chat_completions",alias="mana\/reasoning",target="none",status="502"\} 1\n/);
     expect(text).toMatch(/mana_llm_attempts_total\{target="local\/m1",outcome="failed"\} \d+\n/);
     expect(text).toMatch(/mana_llm_attempts_total\{target="cloud\/m2",outcome="ok"\} \d+\n/);
     expect(text).toMatch(/mana_llm_provider_healthy\{provider="cloud"\} 1\n/);
     expect(text).toMatch(/mana_llm_provider_healthy\{provider="nokey"\} 0\n/);
-    expect(text).toMatch(/mana_llm_request_duration_seconds_bucket\{le="0.005",alias="mana\/fast-text",stream="false"\} \d+\n/);
-    expect(text).toMatch(/mana_llm_time_to_first_byte_seconds_count\{alias="mana\/long-form",stream="true"\} 1\n/);
+    expect(text).toMatch(/mana_llm_request_duration_seconds_bucket\{le="0.005",api="chat_completions",alias="mana\/fast-text",stream="false"\} \d+\n/);
+    expect(text).toMatch(/mana_llm_time_to_first_byte_seconds_count\{api="chat_completions",alias="mana\/long-form",stream="true"\} 1\n/);
     expect(text).toContain('mana_llm_config_reload_total{result="success"} 0');
     const promtool = findPromtool();
     if (promtool !== undefined) {

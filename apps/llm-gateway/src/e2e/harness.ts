@@ -57,6 +57,21 @@ export async function spawnGateway(options: SpawnOptions): Promise<GatewayProces
   return { ...gateway, stop: () => gateway.stop({ signal: 'SIGKILL' }) };
 }
 
+/**
+ * The head of a config whose chains start with a dead target: settings that
+ * keep trying it (no breaker opens), `dead` on a refused port and `cloud` on
+ * an OpenAI-compatible fake, then `more` providers (indented YAML lines).
+ */
+export function deadThenCloud(deadPort: number, cloudBaseUrl: string, more = ''): string {
+  return (
+    `settings:\n  probe_interval: 60s\n  failure_threshold: 1000\n` +
+    `providers:\n` +
+    `  dead: { type: openai, base_url: "http://127.0.0.1:${deadPort}/v1", api_key_required: false }\n` +
+    `  cloud: { type: openai, base_url: "${cloudBaseUrl}", api_key: "sk-cloud-upstream" }\n` +
+    more
+  );
+}
+
 /** Shared with the dashboard's browser tests. */
 export { aliasesYaml, chatOnce, TEST_EMBEDDING_SPACE } from '@mana/llm-testkit';
 

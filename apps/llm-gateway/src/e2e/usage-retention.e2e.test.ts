@@ -33,6 +33,7 @@ function record(requestId: string, time: number): RequestRecord {
     time,
     keyFingerprint: null,
     replica: null,
+    api: null,
     alias: 'mana/fast-text',
     model: 'mana/fast-text',
     target: 'u/m',

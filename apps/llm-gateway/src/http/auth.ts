@@ -1,5 +1,7 @@
 /**
- * Bearer key checks. Keys are compared as SHA-256 digests with
+ * Bearer key checks. A key is presented as `Authorization: Bearer <key>` or,
+ * as Anthropic's SDK sends it, `x-api-key: <key>`: the two are one and the
+ * same (`presentedAuthorization`), on every route that takes a key. Keys are compared as SHA-256 digests with
  * `timingSafeEqual`, so neither the key's content nor its length leaks through
  * response timing. Keys are never logged or echoed.
  *
@@ -30,6 +32,18 @@ export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const match = BEARER.exec(header);
   return match ? match[1] : undefined;
+}
+
+/**
+ * The Authorization value a request presents: its `Authorization` header, or
+ * else its `x-api-key` as a bearer token. Every key check and the usage
+ * record's key fingerprint read this one value.
+ */
+export function presentedAuthorization(req: IncomingMessage): string | undefined {
+  const authorization = req.headers.authorization;
+  if (authorization !== undefined) return authorization;
+  const key = req.headers['x-api-key'];
+  return typeof key === 'string' && key.trim() !== '' ? `Bearer ${key.trim()}` : undefined;
 }
 
 export class KeyChecker {
@@ -67,9 +81,9 @@ export class KeyChecker {
 /** The 401 for a request to a /v1/* route without an accepted API key; undefined when it may pass (or auth is off). */
 export function apiKeyError(keys: KeyChecker, req: IncomingMessage): GatewayError | undefined {
   if (!keys.enabled) return undefined;
-  const auth = keys.check(req.headers.authorization, req.socket);
+  const auth = keys.check(presentedAuthorization(req), req.socket);
   if (auth === 'ok') return undefined;
   return auth === 'missing'
-    ? gatewayError('missing_api_key', 'Missing API key: send "Authorization: Bearer <key>".')
+    ? gatewayError('missing_api_key', 'Missing API key: send "Authorization: Bearer <key>" or "x-api-key: <key>".')
     : gatewayError('invalid_api_key', 'Invalid API key.');
 }

@@ -97,7 +97,7 @@ export interface GatewayError {
   readonly heldBy?: readonly string[] | undefined;
 }
 
-function attemptJson(attempt: Attempt): AttemptJson {
+export function attemptJson(attempt: Attempt): AttemptJson {
   const out: AttemptJson = {
     target: attempt.target,
     outcome: attempt.outcome,

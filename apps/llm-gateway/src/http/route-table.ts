@@ -17,8 +17,8 @@ import type { GatewayError } from './errors.js';
 
 /**
  * `none`: open; `api_key`: MANA_LLM_API_KEYS when set; `admin`: MANA_LLM_ADMIN_KEY
- * as a bearer token (403 when unset); `master_key`: the admin key as LiteLLM's
- * master key, a bearer token or `x-api-key`; `api_key_or_admin`: either an API
+ * (403 when unset); `master_key`: the admin key as LiteLLM's master key;
+ * `api_key_or_admin`: either an API
  * key or the admin key (read-only views the dashboard, signed in with the
  * admin key, shows next to the admin API: health and the alias states).
  */
@@ -169,9 +169,8 @@ export function authError(ctx: GatewayContext, auth: RouteAuth, req: IncomingMes
     case 'api_key':
       return apiKeyError(ctx.apiKeys, req);
     case 'admin':
-      return adminKeyError(ctx.adminKey, req);
     case 'master_key':
-      return adminKeyError(ctx.adminKey, req, true);
+      return adminKeyError(ctx.adminKey, req);
     case 'api_key_or_admin': {
       const refusal = apiKeyError(ctx.apiKeys, req);
       // The API key's refusal is the one to report: the admin key is the exception, not the rule.

@@ -20,16 +20,27 @@ export interface RelayedBody {
 export function upstreamErrorBody(status: number, contentType: string | undefined, body: string): RelayedBody {
   const json = jsonObject(body);
   if (json !== undefined && isPlainObject(json.error)) return { contentType: contentType ?? 'application/json', body };
-  const message =
-    json === undefined
-      ? `The upstream refused the request with status ${status} and a non-JSON body${quote(body)}`
-      : typeof json.error === 'string'
-        ? `The upstream refused the request with status ${status}${quote(json.error)}`
-        : `The upstream refused the request with status ${status} and a body that is not an OpenAI error${quote(body)}`;
   return {
     contentType: 'application/json',
-    body: JSON.stringify({ error: { message, type: 'invalid_request_error', code: 'upstream_error', param: null } }),
+    body: JSON.stringify({ error: { message: wrappedMessage(status, json, body), type: 'invalid_request_error', code: 'upstream_error', param: null } }),
   };
+}
+
+/**
+ * What an upstream refusal says, for an API that re-states it in its own
+ * shape (Anthropic Messages): the message of its OpenAI error, else the
+ * wrapped description above (Ollama's error text, a non-JSON body cut short).
+ */
+export function upstreamErrorMessage(status: number, body: string): string {
+  const json = jsonObject(body);
+  if (json !== undefined && isPlainObject(json.error) && typeof json.error.message === 'string') return json.error.message;
+  return wrappedMessage(status, json, body);
+}
+
+function wrappedMessage(status: number, json: Record<string, unknown> | undefined, body: string): string {
+  if (json === undefined) return `The upstream refused the request with status ${status} and a non-JSON body${quote(body)}`;
+  if (typeof json.error === 'string') return `The upstream refused the request with status ${status}${quote(json.error)}`;
+  return `The upstream refused the request with status ${status} and a body that is not an OpenAI error${quote(body)}`;
 }
 
 /** `: <text>` cut short, or `.` when there is no text. */
@@ -40,7 +51,7 @@ function quote(body: string): string {
   return `: ${text.length > UPSTREAM_TEXT_MAX_CHARS ? `${text.slice(0, UPSTREAM_TEXT_MAX_CHARS)}…` : text}`;
 }
 
-function jsonObject(text: string): Record<string, unknown> | undefined {
+export function jsonObject(text: string): Record<string, unknown> | undefined {
   const start = text.trimStart();
   if (!start.startsWith('{')) return undefined;
   try {

@@ -21,17 +21,14 @@ export class LabelTree<T> {
 
   constructor(private readonly make: (values: readonly string[]) => T) {}
 
-  get(a: string, b?: string, c?: string): T {
-    let level = this.root;
-    let node = level.get(a);
-    if (b === undefined) return (node as T | undefined) ?? this.add(level, a, [a]);
-    if (node === undefined) level.set(a, (node = new Map<string, unknown>()));
-    level = node as Map<string, unknown>;
-    node = level.get(b);
-    if (c === undefined) return (node as T | undefined) ?? this.add(level, b, [a, b]);
-    if (node === undefined) level.set(b, (node = new Map<string, unknown>()));
-    level = node as Map<string, unknown>;
-    return (level.get(c) as T | undefined) ?? this.add(level, c, [a, b, c]);
+  get(a: string, b?: string, c?: string, d?: string): T {
+    if (b === undefined) return (this.root.get(a) as T | undefined) ?? this.add(this.root, a, [a]);
+    let level = branch(this.root, a);
+    if (c === undefined) return (level.get(b) as T | undefined) ?? this.add(level, b, [a, b]);
+    level = branch(level, b);
+    if (d === undefined) return (level.get(c) as T | undefined) ?? this.add(level, c, [a, b, c]);
+    level = branch(level, c);
+    return (level.get(d) as T | undefined) ?? this.add(level, d, [a, b, c, d]);
   }
 
   private add(level: Map<string, unknown>, key: string, values: readonly string[]): T {
@@ -39,6 +36,13 @@ export class LabelTree<T> {
     level.set(key, value);
     return value;
   }
+}
+
+/** The Map under `key` at `level`, made on first use. */
+function branch(level: Map<string, unknown>, key: string): Map<string, unknown> {
+  let node = level.get(key) as Map<string, unknown> | undefined;
+  if (node === undefined) level.set(key, (node = new Map<string, unknown>()));
+  return node;
 }
 
 /** One counter series: `value` is what the request path adds to; `reported` what prom-client has. */
@@ -66,8 +70,8 @@ export class CounterCells {
   }
 
   /** The series of these label values (in the order of the label names). */
-  cell(a: string, b?: string, c?: string): CounterCell {
-    return this.tree.get(a, b, c);
+  cell(a: string, b?: string, c?: string, d?: string): CounterCell {
+    return this.tree.get(a, b, c, d);
   }
 
   /**

@@ -26,7 +26,7 @@ describe('GatewayMetrics', () => {
       nextTarget: undefined,
     });
     m.requestStarted();
-    m.requestFinished({ alias: 'mana/fast-text', target: 'cloud/m2', status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
+    m.requestFinished({ api: 'chat_completions', alias: 'mana/fast-text', target: 'cloud/m2', status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
     m.healthSource(() => [
       { provider: 'local', type: 'ollama', configured: true, unconfiguredReason: undefined, healthy: false, lastCheck: null, consecutiveFailures: 2, unhealthyUntil: null, lastError: 'refused' },
       { provider: 'cloud', type: 'openai', configured: true, unconfiguredReason: undefined, healthy: true, lastCheck: null, consecutiveFailures: 0, unhealthyUntil: null, lastError: null },
@@ -37,14 +37,14 @@ describe('GatewayMetrics', () => {
     expect(text).toContain('mana_llm_fallback_total{from_model="local/m1",to_model="cloud/m2",reason="connect_refused"} 1');
     expect(text).toContain('mana_llm_attempts_total{target="local/m1",outcome="failed"} 1');
     expect(text).toContain('mana_llm_attempts_total{target="cloud/m2",outcome="ok"} 1');
-    expect(text).toContain('mana_llm_requests_total{alias="mana/fast-text",target="cloud/m2",status="200"} 1');
+    expect(text).toContain('mana_llm_requests_total{api="chat_completions",alias="mana/fast-text",target="cloud/m2",status="200"} 1');
     expect(text).toContain('mana_llm_alias_resolved_total{alias="mana/fast-text",target="cloud/m2"} 1');
     expect(text).toContain('mana_llm_provider_healthy{provider="local"} 0');
     expect(text).toContain('mana_llm_provider_healthy{provider="cloud"} 1');
     expect(text).not.toContain('mana_llm_provider_healthy{provider="fresh"}');
     expect(text).toContain('mana_llm_config_reload_total{result="failure"} 1');
     expect(text).toContain('mana_llm_config_reload_total{result="success"} 0');
-    expect(text).toContain('mana_llm_request_duration_seconds_count{alias="mana/fast-text",stream="false"} 1');
+    expect(text).toContain('mana_llm_request_duration_seconds_count{api="chat_completions",alias="mana/fast-text",stream="false"} 1');
     expect(text).toContain('mana_llm_time_to_first_byte_seconds_bucket');
     expect(text).toContain('mana_llm_in_flight_requests 0');
   });
@@ -61,18 +61,18 @@ describe('GatewayMetrics', () => {
         nextTarget: `cloud/next-${i}`,
       });
       m.requestStarted();
-      m.requestFinished({ alias: 'direct', target, status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
+      m.requestFinished({ api: 'chat_completions', alias: 'direct', target, status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
     }
     m.requestStarted();
-    m.requestFinished({ alias: 'direct', target: 'cloud/m2', status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
+    m.requestFinished({ api: 'chat_completions', alias: 'direct', target: 'cloud/m2', status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
     const text = await m.text();
     expect(text).not.toContain('caller-chosen');
     expect(text).toContain(`mana_llm_attempts_total{target="${OTHER_TARGET_LABEL}",outcome="failed"} 100`);
     expect(text).toContain(`mana_llm_fallback_total{from_model="${OTHER_TARGET_LABEL}",to_model="${OTHER_TARGET_LABEL}",reason="http_500"} 100`);
-    expect(text).toContain(`mana_llm_requests_total{alias="direct",target="${OTHER_TARGET_LABEL}",status="200"} 100`);
+    expect(text).toContain(`mana_llm_requests_total{api="chat_completions",alias="direct",target="${OTHER_TARGET_LABEL}",status="200"} 100`);
     expect(text).toContain(`mana_llm_alias_resolved_total{alias="direct",target="${OTHER_TARGET_LABEL}"} 100`);
     // A direct id that an alias chain names keeps its own label.
-    expect(text).toContain('mana_llm_requests_total{alias="direct",target="cloud/m2",status="200"} 1');
+    expect(text).toContain('mana_llm_requests_total{api="chat_completions",alias="direct",target="cloud/m2",status="200"} 1');
   });
 
   it('counts across scrapes: each scrape shows every request so far, a series added to by 0 shows 0', async () => {
@@ -80,26 +80,26 @@ describe('GatewayMetrics', () => {
     m.labelTargetsOf(() => CONFIG);
     const finish = (status: number): void => {
       m.requestStarted();
-      m.requestFinished({ alias: 'mana/fast-text', target: 'cloud/m2', status, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
+      m.requestFinished({ api: 'chat_completions', alias: 'mana/fast-text', target: 'cloud/m2', status, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
     };
     const record = (prompt: number) =>
       ({ attempts: [{ target: 'cloud/m2', promptTokens: prompt, completionTokens: 2, costUsd: null }] }) as unknown as Parameters<GatewayMetrics['usageRecorded']>[1];
     finish(200);
     m.usageRecorded('mana/fast-text', record(0));
     let text = await m.text();
-    expect(text).toContain('mana_llm_requests_total{alias="mana/fast-text",target="cloud/m2",status="200"} 1');
+    expect(text).toContain('mana_llm_requests_total{api="chat_completions",alias="mana/fast-text",target="cloud/m2",status="200"} 1');
     expect(text).toContain('mana_llm_tokens_total{alias="mana/fast-text",target="cloud/m2",kind="prompt"} 0');
     finish(200);
     finish(200);
     finish(502);
     m.usageRecorded('mana/fast-text', record(7));
     text = await m.text();
-    expect(text).toContain('mana_llm_requests_total{alias="mana/fast-text",target="cloud/m2",status="200"} 3');
-    expect(text).toContain('mana_llm_requests_total{alias="mana/fast-text",target="cloud/m2",status="502"} 1');
+    expect(text).toContain('mana_llm_requests_total{api="chat_completions",alias="mana/fast-text",target="cloud/m2",status="200"} 3');
+    expect(text).toContain('mana_llm_requests_total{api="chat_completions",alias="mana/fast-text",target="cloud/m2",status="502"} 1');
     expect(text).toContain('mana_llm_alias_resolved_total{alias="mana/fast-text",target="cloud/m2"} 3');
     expect(text).toContain('mana_llm_tokens_total{alias="mana/fast-text",target="cloud/m2",kind="prompt"} 7');
     expect(text).toContain('mana_llm_tokens_total{alias="mana/fast-text",target="cloud/m2",kind="completion"} 4');
-    expect(text).toContain('mana_llm_request_duration_seconds_count{alias="mana/fast-text",stream="false"} 4');
+    expect(text).toContain('mana_llm_request_duration_seconds_count{api="chat_completions",alias="mana/fast-text",stream="false"} 4');
     expect(await m.text()).toBe(text); // a scrape changes nothing
   });
 

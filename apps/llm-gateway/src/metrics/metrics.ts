@@ -38,6 +38,8 @@ export const NONE_LABEL = 'none';
 export const OTHER_TARGET_LABEL = 'other';
 
 export interface FinishedRequest {
+  /** The inbound API (routes/inbound-api.ts): a fixed list, so the label stays bounded. */
+  readonly api: string;
   readonly alias: string;
   readonly target: string;
   readonly status: number;
@@ -104,8 +106,8 @@ export class GatewayMetrics {
   private labelled: { snapshot: ConfigSnapshot; targets: ReadonlySet<string> } | undefined;
   private readonly requestsCells = counterCells(this.registry, {
     name: 'mana_llm_requests_total',
-    help: 'Chat completion and embeddings requests by alias, answering target and HTTP status.',
-    labelNames: ['alias', 'target', 'status'],
+    help: 'Routed requests (chat completions, embeddings, messages) by inbound API, alias, answering target and HTTP status.',
+    labelNames: ['api', 'alias', 'target', 'status'],
   });
   private readonly attemptsCells = counterCells(this.registry, {
     name: 'mana_llm_attempts_total',
@@ -114,15 +116,15 @@ export class GatewayMetrics {
   });
   private readonly duration = new Histogram({
     name: 'mana_llm_request_duration_seconds',
-    help: 'Chat completion and embeddings request duration, from the first byte received to the last byte sent.',
-    labelNames: ['alias', 'stream'] as const,
+    help: 'Routed request duration by inbound API, alias and stream, from the first byte received to the last byte sent.',
+    labelNames: ['api', 'alias', 'stream'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers: [this.registry],
   });
   private readonly ttfb = new Histogram({
     name: 'mana_llm_time_to_first_byte_seconds',
-    help: 'Time from request arrival to the response head being sent.',
-    labelNames: ['alias', 'stream'] as const,
+    help: 'Time from request arrival to the response head being sent, by inbound API, alias and stream.',
+    labelNames: ['api', 'alias', 'stream'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
@@ -264,10 +266,10 @@ export class GatewayMetrics {
     this.inFlight.dec();
     const stream = r.stream ? 'true' : 'false';
     const target = this.targetLabel(r.target);
-    this.requestsCells.cell(r.alias, target, statusLabel(r.status)).value += 1;
+    this.requestsCells.cell(r.api, r.alias, target, statusLabel(r.status)).value += 1;
     if (r.status < 400 && r.target !== NONE_LABEL) this.aliasResolvedCells.cell(r.alias, target).value += 1;
-    this.durationChildren.get(r.alias, stream).observe(r.durationSeconds);
-    if (r.ttfbSeconds !== undefined) this.ttfbChildren.get(r.alias, stream).observe(r.ttfbSeconds);
+    this.durationChildren.get(r.api, r.alias, stream).observe(r.durationSeconds);
+    if (r.ttfbSeconds !== undefined) this.ttfbChildren.get(r.api, r.alias, stream).observe(r.ttfbSeconds);
   }
 
   /** Usage metrics are fed only when recording is on; with `--usage off` they read 0 (and tokens and cost have no series). */

@@ -8,4 +8,4 @@ import { validateChatRequest } from '../http/validate-chat.js';
 import type { InboundCodec } from './inbound-codec.js';
 import { openAiCodec } from './openai-dialect.js';
 
-export const CHAT_COMPLETIONS: InboundCodec = openAiCodec('/v1/chat/completions', 'chat', validateChatRequest);
+export const CHAT_COMPLETIONS: InboundCodec = openAiCodec('/v1/chat/completions', 'chat_completions', 'chat', validateChatRequest);

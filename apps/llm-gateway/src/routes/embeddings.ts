@@ -8,4 +8,4 @@ import { validateEmbeddingRequest } from '../http/validate-embeddings.js';
 import type { InboundCodec } from './inbound-codec.js';
 import { openAiCodec } from './openai-dialect.js';
 
-export const EMBEDDINGS: InboundCodec = openAiCodec('/v1/embeddings', 'embedding', validateEmbeddingRequest);
+export const EMBEDDINGS: InboundCodec = openAiCodec('/v1/embeddings', 'embeddings', 'embedding', validateEmbeddingRequest);

@@ -1,15 +1,17 @@
 /**
- * The record of one routed request (chat completion or embeddings), and what becomes of it when the
+ * The record of one routed request (chat completion, embeddings, messages), and what becomes of it when the
  * request ends: one metrics update and one log line. What routing did comes in
  * one piece, the router's outcome; nothing here recounts or re-derives it.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Priority, RequestOutcome, Usage } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
+import { presentedAuthorization } from '../http/auth.js';
 import type { Headers } from '../http/respond.js';
 import { requestLogLine } from '../logging.js';
 import { DIRECT_ALIAS_LABEL, NONE_LABEL } from '../metrics/metrics.js';
 import { usageRecord } from '../usage/usage-record.js';
+import type { InboundCodec } from './inbound-codec.js';
 
 /** Everything one request learns on its way, for the response head, the log line and metrics. */
 export class Exchange {
@@ -26,8 +28,8 @@ export class Exchange {
   constructor(
     readonly requestId: string,
     readonly startedAt: number,
-    /** The route, as the log line names it (`/v1/chat/completions`, `/v1/embeddings`). */
-    readonly path: string,
+    /** The API it came through: its route and `api` name it on the log line, the record and the metrics. */
+    readonly codec: Pick<InboundCodec, 'path' | 'api' | 'requestIdHeaders'>,
   ) {}
 
   /** The client went away: logged and counted as 499, never sent (nobody is there to read it). */
@@ -39,6 +41,7 @@ export class Exchange {
   /** The `X-Request-Id` and `X-Mana-LLM-*` headers, from the outcome as the router reported it. */
   headers(): Headers {
     const headers: Headers = { 'x-request-id': this.requestId };
+    for (const name of this.codec.requestIdHeaders) headers[name] = this.requestId;
     const o = this.outcome;
     if (o === undefined) return headers;
     if (o.alias !== undefined) headers['x-mana-llm-alias'] = o.alias;
@@ -55,6 +58,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
   const o = ex.outcome;
   const alias = o?.alias ?? (o?.target !== undefined ? DIRECT_ALIAS_LABEL : NONE_LABEL);
   ctx.metrics.requestFinished({
+    api: ex.codec.api,
     alias,
     target: o?.target ?? NONE_LABEL,
     status,
@@ -66,6 +70,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
     const record = usageRecord(
       {
         requestId: ex.requestId,
+        api: ex.codec.api,
         status,
         code: ex.code,
         model: ex.model,
@@ -75,7 +80,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
         tokenUsage: ex.tokenUsage,
         durationMs: now - ex.startedAt,
         ttfbMs: ex.ttfbAt === undefined ? undefined : ex.ttfbAt - ex.startedAt,
-        authorization: req.headers.authorization,
+        authorization: presentedAuthorization(req),
       },
       Date.now(),
       ctx.usageRecorder.replica,
@@ -89,7 +94,8 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
     requestLogLine({
       requestId: ex.requestId,
       method: req.method ?? 'POST',
-      path: ex.path,
+      path: ex.codec.path,
+      api: ex.codec.api,
       status,
       durationMs: now - ex.startedAt,
       ttfbMs: ex.ttfbAt === undefined ? undefined : ex.ttfbAt - ex.startedAt,

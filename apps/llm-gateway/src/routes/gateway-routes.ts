@@ -11,9 +11,11 @@ import { LITELLM_MODEL_ROUTES } from './litellm-models.js';
 import { handleAliases } from './aliases.js';
 import { handleUsageErrors, handleUsageRequests, handleUsageSummary } from './admin-usage.js';
 import { CHAT_COMPLETIONS } from './chat-completions.js';
+import { handleCountTokens, refuseCountTokens } from './count-tokens.js';
 import { DASHBOARD_ROUTES } from './dashboard.js';
 import { EMBEDDINGS } from './embeddings.js';
 import { handleHealth, handleProbeNow } from './health.js';
+import { MESSAGES } from './messages.js';
 import { handleMetrics } from './metrics.js';
 import { handleModel, handleModels } from './models.js';
 import { handleHealthz, handleReadyz } from './probes.js';
@@ -21,8 +23,7 @@ import { handleRouted } from './routed-pipeline.js';
 import type { InboundCodec } from './inbound-codec.js';
 
 /**
- * A route through the router (chat completions, embeddings, the next API's
- * codec): it counts and logs every request itself, refusals included.
+ * A route through the router (chat completions, embeddings, messages): it counts and logs every request itself, refusals included.
  */
 export function routed(codec: InboundCodec): Omit<Route, 'path'> {
   return {
@@ -36,6 +37,7 @@ export function routed(codec: InboundCodec): Omit<Route, 'path'> {
 
 const chatCompletions = routed(CHAT_COMPLETIONS);
 const embeddings = routed(EMBEDDINGS);
+const messages = routed(MESSAGES);
 
 export const GATEWAY_ROUTES: readonly Route[] = [
   // The hot path first (declaration order only matters for the Allow header).
@@ -43,6 +45,14 @@ export const GATEWAY_ROUTES: readonly Route[] = [
   { path: '/chat/completions', ...chatCompletions },
   { path: '/v1/embeddings', ...embeddings },
   { path: '/embeddings', ...embeddings },
+  { path: '/v1/messages', ...messages },
+  {
+    method: 'POST',
+    path: '/v1/messages/count_tokens',
+    auth: 'api_key',
+    handler: (ctx, req, res, requestId, _params, startedAt) => handleCountTokens(ctx, req, res, requestId, startedAt),
+    refused: (ctx, _req, res, requestId, startedAt, error) => refuseCountTokens(ctx, res, requestId, startedAt, error),
+  },
   { method: ['GET', 'HEAD'], path: '/healthz', auth: 'none', handler: (ctx, _req, res) => handleHealthz(ctx, res) },
   { method: ['GET', 'HEAD'], path: '/readyz', auth: 'none', handler: (ctx, _req, res) => handleReadyz(ctx, res) },
   { method: 'GET', path: '/metrics', auth: 'none', handler: (ctx, _req, res, requestId) => handleMetrics(ctx, res, requestId) },

@@ -16,17 +16,27 @@
  * holds. A codec in the router's dialect passes them through (the parsed body
  * itself, the upstream's text, `data: <event>`): no second parse or serialise.
  */
-import type { JsonResult, Operation, RouterRequest, StreamResult, UpstreamErrorResult } from '@mana/llm-router';
+import type { JsonResult, Operation, RouterRequest, SourceRequest, StreamResult, UpstreamErrorResult } from '@mana/llm-router';
 import type { GatewayError, GatewayErrorCode } from '../http/errors.js';
+import type { JsonBody } from '../http/read-json-body.js';
 import type { RelayedBody } from '../http/upstream-error-body.js';
 import type { Validation } from '../http/validate-chat.js';
+import type { InboundApi } from './inbound-api.js';
 
 /**
  * A decoded request body: the router's body, the model asked for and whether
  * to stream, or the 400 to answer. When `body` is the parsed value itself
  * (nothing translated or dropped), the client's text goes upstream as written.
+ * A codec of another dialect than the router's also keeps the client's own
+ * request (`source`), for a target that speaks that dialect.
  */
-export type Decoded = Validation<RouterRequest['body'], GatewayErrorCode>;
+export type Decoded = Validation<RouterRequest['body'], GatewayErrorCode> & { readonly source?: SourceRequest | undefined };
+
+/** A request that decoded: what the encoders may need of it (the model the client named, its body). */
+export type DecodedRequest = Extract<Decoded, { ok: true }>;
+
+/** The request body as read: its parse, its text and where its top-level `model` is. */
+export type ReadBody = Extract<JsonBody, { kind: 'json' }>;
 
 /** The SSE frames of one committed stream, in the API's dialect. */
 export interface StreamEncoder {
@@ -42,18 +52,25 @@ export interface StreamEncoder {
 }
 
 export interface InboundCodec {
-  /** The route, as the log line and metrics name it (`/v1/chat/completions`). */
+  /** The route, as the log line names it (`/v1/chat/completions`). */
   readonly path: string;
+  /** The inbound API, as the usage record, the log line and the metrics' `api` label name it. */
+  readonly api: InboundApi;
   /** What the router is asked for; it also picks the alias a request without `model` gets. */
   readonly operation: Operation;
-  /** The parsed JSON body (already size-, UTF-8- and depth-checked) → the router's request body. */
-  decode(parsed: unknown): Decoded;
+  /** Headers that carry the request id besides `X-Request-Id` (Anthropic's clients read `request-id`). */
+  readonly requestIdHeaders: readonly string[];
+  /**
+   * The parsed JSON body (already size-, UTF-8- and depth-checked) → the router's request body.
+   * `body` (its text) is there for a codec that keeps the client's own request (`Decoded.source`).
+   */
+  decode(parsed: unknown, body: ReadBody): Decoded;
   /** The JSON body of a successful answer. */
-  encodeJson(result: JsonResult): string;
+  encodeJson(result: JsonResult, request: DecodedRequest): string;
   /** The body of an upstream's refusal of the request (400, 422, …), relayed with its status. */
   encodeUpstreamError(result: UpstreamErrorResult): RelayedBody;
   /** The encoder of one committed stream (called once, when its head is written). */
-  streamEncoder(result: StreamResult): StreamEncoder;
+  streamEncoder(result: StreamResult, request: DecodedRequest): StreamEncoder;
   /** The JSON body of an error, the gateway's own or the router's (status and code are decided before). */
   encodeError(error: GatewayError): string;
 }

@@ -8,6 +8,7 @@
 import type { Operation } from '@mana/llm-router';
 import { errorBody } from '../http/errors.js';
 import { upstreamErrorBody } from '../http/upstream-error-body.js';
+import type { InboundApi } from './inbound-api.js';
 import type { Decoded, InboundCodec, StreamEncoder } from './inbound-codec.js';
 
 /** One shared encoder: the frames depend on nothing but the event, so a stream needs no state of its own. */
@@ -18,10 +19,12 @@ const OPENAI_SSE: StreamEncoder = {
   failed: (error) => `data: ${errorBody(error)}\n\n`,
 };
 
-export function openAiCodec(path: string, operation: Operation, decode: (parsed: unknown) => Decoded): InboundCodec {
+export function openAiCodec(path: string, api: InboundApi, operation: Operation, decode: (parsed: unknown) => Decoded): InboundCodec {
   return {
     path,
+    api,
     operation,
+    requestIdHeaders: [],
     decode,
     // The upstream's own text when the router took its answer as it is: the same JSON, not serialised a second time.
     encodeJson: (result) => result.text ?? JSON.stringify(result.body),

@@ -47,7 +47,9 @@ class ShoutFrames implements StreamEncoder {
 /** `{"to": <model>, "say": <text>, "stream"?: boolean}` → one user message. */
 const SHOUT: InboundCodec = {
   path: '/v1/shout',
+  api: 'messages',
   operation: 'chat',
+  requestIdHeaders: ['shout-id'],
   decode(parsed: unknown): Decoded {
     const body = parsed as { to?: unknown; say?: unknown; stream?: unknown };
     if (typeof body?.say !== 'string') return { ok: false, error: { code: 'invalid_request', message: "'say' must be a string.", param: 'say' } };

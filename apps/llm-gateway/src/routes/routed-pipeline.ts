@@ -7,7 +7,7 @@
  *   size (413), UTF-8, depth, JSON           the client goes  4xx or SSE       usage record, log line
  *
  * What differs between APIs is their codec (inbound-codec.ts:
- * chat-completions.ts, embeddings.ts); what a request learns on its way is its
+ * chat-completions.ts, embeddings.ts, messages.ts); what a request learns on its way is its
  * Exchange (exchange.ts). Thin on purpose: the decisions (which target, when
  * to fail over) live in @mana/llm-router.
  */
@@ -21,7 +21,7 @@ import { readJsonBody, type JsonBody } from '../http/read-json-body.js';
 import { isJsonContentType, priorityOf } from '../http/request-headers.js';
 import { sendError, sendText, type Headers } from '../http/respond.js';
 import { Exchange, finishExchange } from './exchange.js';
-import type { Decoded, InboundCodec } from './inbound-codec.js';
+import type { DecodedRequest, InboundCodec } from './inbound-codec.js';
 import { closeStream, relayStream } from './relay-stream.js';
 
 type ParsedBody = Extract<JsonBody, { kind: 'json' }>;
@@ -40,7 +40,7 @@ export function handleRouted(
   startedAt: number,
   refusal?: GatewayError,
 ): Promise<void> | undefined {
-  const ex = new Exchange(requestId, startedAt, codec.path);
+  const ex = new Exchange(requestId, startedAt, codec);
   ctx.metrics.requestStarted();
   if (refusal === undefined) return serveToTheEnd(codec, ctx, req, res, ex);
   try {
@@ -67,10 +67,9 @@ async function serveToTheEnd(codec: InboundCodec, ctx: GatewayContext, req: Inco
 
 /** The steps in order; each one that answers (a refusal, a client gone) ends the request there. */
 async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
-  if (!headersAccepted(codec, ctx, req, res, ex)) return;
-  const body = bodyAccepted(codec, ctx, req, res, ex, await readJsonBody(req, ctx.maxBodyBytes));
+  const body = await guardedBody(codec, ctx, req, res, ex);
   if (body === undefined) return;
-  const decoded = codec.decode(body.value);
+  const decoded = codec.decode(body.value, body);
   if (!decoded.ok) {
     return fail(codec, ctx, res, ex, gatewayError(decoded.error.code, decoded.error.message, { param: decoded.error.param }));
   }
@@ -88,6 +87,7 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
       body: decoded.body,
       // The client's text goes upstream with only `model` replaced, when the decoded body is exactly its parse.
       bodyText: body.scan.model !== undefined && decoded.body === body.value ? { text: body.text, modelStart: body.scan.model.start, modelEnd: body.scan.model.end } : undefined,
+      source: decoded.source,
       stream: decoded.stream,
       priority: ex.priority,
       signal: abort,
@@ -99,8 +99,19 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
     return routerFailed(codec, ctx, res, ex, error, decoded, abort);
   }
   ex.outcome = result.outcome;
-  if (result.kind === 'stream') return relayAndRelease(codec, ctx, res, ex, result, abort);
-  reply(codec, ctx, res, ex, result, abort);
+  if (result.kind === 'stream') return relayAndRelease(codec, ctx, res, ex, result, abort, decoded);
+  reply(codec, ctx, res, ex, result, abort, decoded);
+}
+
+/**
+ * The body guards (media type, priority header, size, UTF-8, depth, JSON): the
+ * parsed body, or undefined once its refusal is answered in the codec's
+ * dialect. Also the first step of a route of a codec's API that does not route
+ * (`/v1/messages/count_tokens`), so both refuse a body alike.
+ */
+export async function guardedBody(codec: InboundCodec, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<ParsedBody | undefined> {
+  if (!headersAccepted(codec, ctx, req, res, ex)) return undefined;
+  return bodyAccepted(codec, ctx, req, res, ex, await readJsonBody(req, ctx.maxBodyBytes));
 }
 
 /** Content-Type and X-Mana-LLM-Priority, checked before a byte of the body is read. */
@@ -139,7 +150,7 @@ function bodyAccepted(codec: InboundCodec, ctx: GatewayContext, req: IncomingMes
   }
 }
 
-function routerFailed(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: unknown, decoded: Extract<Decoded, { ok: true }>, abort: ClientAbort): void {
+function routerFailed(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: unknown, decoded: DecodedRequest, abort: ClientAbort): void {
   if (isRouterError(error)) ex.outcome = error.outcome;
   if (abort.aborted || res.destroyed) return ex.clientClosed();
   if (!isRouterError(error)) throw error;
@@ -151,17 +162,33 @@ function routerFailed(codec: InboundCodec, ctx: GatewayContext, res: ServerRespo
  * head — the router's stream is closed here: that frees its upstream connection,
  * in-flight count and background slot (closing an ended stream does nothing).
  */
-async function relayAndRelease(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex: Exchange, result: StreamResult, abort: ClientAbort): Promise<void> {
+async function relayAndRelease(
+  codec: InboundCodec,
+  ctx: GatewayContext,
+  res: ServerResponse,
+  ex: Exchange,
+  result: StreamResult,
+  abort: ClientAbort,
+  decoded: DecodedRequest,
+): Promise<void> {
   try {
     if (abort.aborted || res.destroyed) return ex.clientClosed();
-    await relayStream(ctx, res, ex, result, responseHeaders(ex, result), abort, codec.streamEncoder(result));
+    await relayStream(ctx, res, ex, result, responseHeaders(ex, result), abort, codec.streamEncoder(result, decoded));
   } finally {
     await closeStream(result);
   }
 }
 
 /** A JSON answer, or the upstream's own refusal of the request. */
-function reply(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex: Exchange, result: Exclude<RouterResult, StreamResult>, abort: ClientAbort): void {
+function reply(
+  codec: InboundCodec,
+  ctx: GatewayContext,
+  res: ServerResponse,
+  ex: Exchange,
+  result: Exclude<RouterResult, StreamResult>,
+  abort: ClientAbort,
+  decoded: DecodedRequest,
+): void {
   if (abort.aborted || res.destroyed) return ex.clientClosed();
   const headers = responseHeaders(ex, result);
   ex.ttfbAt = performance.now();
@@ -174,7 +201,7 @@ function reply(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex
     return;
   }
   ex.tokenUsage = result.usage;
-  sendText(res, ctx.state, result.status, 'application/json', codec.encodeJson(result), headers);
+  sendText(res, ctx.state, result.status, 'application/json', codec.encodeJson(result, decoded), headers);
 }
 
 /** The same for every API: X-Request-Id, X-Mana-LLM-*, the relayed attempt's rate-limit headers. */
@@ -186,7 +213,8 @@ function responseHeaders(ex: Exchange, result: RouterResult): Headers {
   return headers;
 }
 
-function fail(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: GatewayError): void {
+/** Answers `error` in the codec's dialect, with the exchange's headers (X-Request-Id, X-Mana-LLM-*, Retry-After). */
+export function fail(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: GatewayError): void {
   ex.status = error.status;
   ex.code = error.code;
   if (!res.headersSent) ex.ttfbAt = performance.now();

@@ -12,6 +12,8 @@ import { fingerprintOfAuthorization } from '../http/key-fingerprint.js';
 
 export interface FinishedExchange {
   readonly requestId: string;
+  /** The inbound API it came through (routes/inbound-api.ts). */
+  readonly api: string;
   readonly status: number;
   readonly code: string | undefined;
   readonly model: string | undefined;
@@ -42,6 +44,7 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
     requestId: ex.requestId,
     time,
     keyFingerprint: fingerprintOfAuthorization(ex.authorization),
+    api: ex.api,
     alias: o?.alias ?? null,
     model: ex.model ?? null,
     target: o?.target ?? null,

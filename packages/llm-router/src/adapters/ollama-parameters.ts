@@ -12,7 +12,7 @@ import { firstRefused, OPENAI_ONLY, type Refusal } from './refused-parameters.js
  *
  * Honoured or translated by `ollama-request.ts`: messages, tools, `tool_choice`
  * `auto` / `none` (`none` sends no tools), `response_format` (`text`,
- * `json_object`, `json_schema`), temperature, top_p, seed, frequency_penalty,
+ * `json_object`, `json_schema`), temperature, top_p, top_k, seed, frequency_penalty,
  * presence_penalty, max_tokens / max_completion_tokens, stop, stream,
  * stream_options, keep_alive, think, options. Metadata with no effect on the
  * answer (`user`, `metadata`, `store`, `service_tier`) is not sent.

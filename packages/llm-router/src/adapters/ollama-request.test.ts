@@ -18,6 +18,7 @@ describe('toOllamaRequest', () => {
         messages: [{ role: 'user', content: 'hi' }],
         temperature: 0.7,
         top_p: 0.9,
+        top_k: 40,
         max_tokens: 50,
         stop: 'END',
         seed: 42,
@@ -31,7 +32,7 @@ describe('toOllamaRequest', () => {
       model: 'gemma3:4b',
       messages: [{ role: 'user', content: 'hi' }],
       stream: false,
-      options: { num_ctx: 8192, temperature: 0.7, top_p: 0.9, num_predict: 50, stop: ['END'], seed: 42 },
+      options: { num_ctx: 8192, temperature: 0.7, top_p: 0.9, top_k: 40, num_predict: 50, stop: ['END'], seed: 42 },
       format: 'json',
     });
   });

@@ -33,6 +33,8 @@ export function toOllamaRequest(
 const OPTION_NAMES: ReadonlyArray<readonly [string, string]> = [
   ['temperature', 'temperature'],
   ['top_p', 'top_p'],
+  // Not OpenAI's, but vLLM's, llama.cpp's and Anthropic's (a Messages request decodes to it).
+  ['top_k', 'top_k'],
   ['seed', 'seed'],
   ['frequency_penalty', 'frequency_penalty'],
   ['presence_penalty', 'presence_penalty'],

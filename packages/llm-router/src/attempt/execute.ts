@@ -230,7 +230,7 @@ class AttemptRun {
 }
 
 /** An alias on the wrong route: a chat alias asked for embeddings, or the reverse. */
-function kindMismatch(snapshot: ConfigSnapshot, config: AliasConfig, wanted: Operation, alias: string | undefined): RouterError {
+export function kindMismatch(snapshot: ConfigSnapshot, config: AliasConfig, wanted: Operation, alias: string | undefined): RouterError {
   const fitting = [...snapshot.aliases.values()].filter((a) => a.kind === wanted).map((a) => a.name);
   const route = config.kind === 'embedding' ? '/v1/embeddings' : '/v1/chat/completions';
   return new RouterError(

@@ -1,0 +1,178 @@
+/**
+ * An Anthropic Messages request (`POST /v1/messages`, anthropic-version
+ * 2023-06-01) → the router's OpenAI-shaped chat request:
+ *
+ *   system, messages     → messages (decode-content.ts)
+ *   max_tokens           → max_tokens (required, 1 … MAX_OUTPUT_TOKENS, as Anthropic requires it)
+ *   stop_sequences       → stop
+ *   temperature, top_p, top_k → the same names (top_k is vLLM's, llama.cpp's and Ollama's)
+ *   metadata.user_id     → user
+ *   tools (input_schema) → function tools (parameters)
+ *   tool_choice          → auto → auto, any → required, tool → that function, none → none;
+ *                          disable_parallel_tool_use → parallel_tool_calls: false
+ *   thinking, cache_control → not in the translation (no OpenAI-shaped target takes
+ *                          them); the client's own request travels beside it (`source`)
+ *                          for a target that speaks Messages
+ *
+ * Fields Anthropic adds later are ignored the same way rather than refused.
+ * `model` follows the chat route's rule: absent, the default alias applies.
+ */
+import type { ChatRequestBody, SourceRequest } from '@mana/llm-router';
+import { isPlainObject } from '../plain-object.js';
+import { modelError, typeName } from '../http/validate-chat.js';
+import type { Decoded, ReadBody } from '../routes/inbound-codec.js';
+import { decodeConversation } from './decode-content.js';
+import { Refusal, wrongType } from './refusal.js';
+
+/**
+ * The largest `max_tokens` taken: no model answers with more (the largest
+ * output limits today are 128k tokens), and a larger one is a mistake to name,
+ * not a budget to pass on (Anthropic itself refuses one above the model's limit).
+ */
+export const MAX_OUTPUT_TOKENS = 1_048_576; // 2^20 tokens
+
+type Json = Record<string, unknown>;
+
+/** `POST /v1/messages`: `max_tokens` required. */
+export function decodeMessagesRequest(parsed: unknown, body: ReadBody): Decoded {
+  return decode(parsed, body, true);
+}
+
+/** `POST /v1/messages/count_tokens`: the same request without `max_tokens` (nothing is generated). */
+export function decodeCountTokensRequest(parsed: unknown, body: ReadBody): Decoded {
+  return decode(parsed, body, false);
+}
+
+function decode(parsed: unknown, read: ReadBody, generates: boolean): Decoded {
+  try {
+    if (!isPlainObject(parsed)) throw new Refusal('invalid_type', `The request body must be a JSON object, got ${typeName(parsed)}.`, undefined);
+    const badModel = modelError(parsed.model);
+    if (badModel !== undefined) throw new Refusal(badModel.code, badModel.message, badModel.param);
+    const model = parsed.model as string | undefined;
+    const stream = generates && booleanField(parsed, 'stream') === true;
+    // `stream` always set: the adapter then has nothing to add to the body (no copy of it).
+    const chat: ChatRequestBody = { messages: decodeConversation(parsed.system, messagesOf(parsed)), stream };
+    if (generates) chat.max_tokens = maxTokens(parsed.max_tokens);
+    sampling(parsed, chat);
+    tools(parsed, chat);
+    return { ok: true, body: chat, model, stream, source: sourceOf(parsed, read) };
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    return { ok: false, error: { code: error.code, message: error.message, param: error.param } };
+  }
+}
+
+function messagesOf(body: Json): unknown[] {
+  const messages = body.messages;
+  if (messages === undefined || messages === null) throw new Refusal('missing_messages', `'messages' is required: a non-empty array of messages.`, 'messages');
+  if (!Array.isArray(messages)) throw wrongType('messages', 'an array', messages);
+  if (messages.length === 0) throw new Refusal('missing_messages', `'messages' must contain at least one message.`, 'messages');
+  return messages;
+}
+
+function maxTokens(value: unknown): number {
+  if (value === undefined || value === null) throw new Refusal('invalid_request', `'max_tokens' is required: the most tokens the answer may have.`, 'max_tokens');
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_OUTPUT_TOKENS) {
+    throw new Refusal('invalid_request', `'max_tokens' must be a whole number from 1 to ${MAX_OUTPUT_TOKENS}, got ${JSON.stringify(value)?.slice(0, 40)}.`, 'max_tokens');
+  }
+  return value;
+}
+
+function booleanField(body: Json, field: string): boolean | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw wrongType(`'${field}'`, 'a boolean', value);
+  return value;
+}
+
+function numberField(body: Json, field: string, integer = false): number | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+    throw wrongType(`'${field}'`, integer ? 'a whole number' : 'a number', value);
+  }
+  return value;
+}
+
+/** temperature, top_p, top_k, stop_sequences → stop, metadata.user_id → user; `thinking` is only checked for its shape. */
+function sampling(body: Json, chat: ChatRequestBody): void {
+  const temperature = numberField(body, 'temperature');
+  if (temperature !== undefined) chat.temperature = temperature;
+  const topP = numberField(body, 'top_p');
+  if (topP !== undefined) chat.top_p = topP;
+  const topK = numberField(body, 'top_k', true);
+  if (topK !== undefined) chat.top_k = topK;
+  const stop = body.stop_sequences;
+  if (stop !== undefined && stop !== null) {
+    if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string')) throw wrongType("'stop_sequences'", 'an array of strings', stop);
+    if (stop.length > 0) chat.stop = stop;
+  }
+  const metadata = body.metadata;
+  if (metadata !== undefined && metadata !== null) {
+    if (!isPlainObject(metadata)) throw wrongType("'metadata'", 'an object', metadata);
+    const user = metadata.user_id;
+    if (user !== undefined && user !== null && typeof user !== 'string') throw wrongType('metadata.user_id', 'a string', user);
+    if (typeof user === 'string' && user !== '') chat.user = user;
+  }
+  const thinking = body.thinking;
+  if (thinking !== undefined && thinking !== null && !isPlainObject(thinking)) throw wrongType("'thinking'", 'an object', thinking);
+}
+
+/** tools → function tools; tool_choice → OpenAI's. Server tools (typed `web_search_…`, `bash_…`) have no OpenAI form. */
+function tools(body: Json, chat: ChatRequestBody): void {
+  const list = body.tools;
+  if (list !== undefined && list !== null) {
+    if (!Array.isArray(list)) throw wrongType("'tools'", 'an array', list);
+    if (list.length > 0) chat.tools = list.map(functionTool);
+  }
+  const choice = body.tool_choice;
+  if (choice === undefined || choice === null) return;
+  if (!isPlainObject(choice)) throw wrongType("'tool_choice'", 'an object', choice);
+  switch (choice.type) {
+    case 'auto':
+      chat.tool_choice = 'auto';
+      break;
+    case 'any':
+      chat.tool_choice = 'required';
+      break;
+    case 'none':
+      chat.tool_choice = 'none';
+      break;
+    case 'tool':
+      if (typeof choice.name !== 'string' || choice.name === '') throw wrongType('tool_choice.name', 'a non-empty string', choice.name);
+      chat.tool_choice = { type: 'function', function: { name: choice.name } };
+      break;
+    default:
+      throw new Refusal('invalid_request', `tool_choice.type must be 'auto', 'any', 'tool' or 'none'.`, 'tool_choice.type');
+  }
+  // Only beside tools: OpenAI refuses parallel_tool_calls on a request without any.
+  if (choice.disable_parallel_tool_use === true && chat.tools !== undefined) chat.parallel_tool_calls = false;
+}
+
+function functionTool(tool: unknown, i: number): Json {
+  const param = `tools[${i}]`;
+  if (!isPlainObject(tool)) throw wrongType(param, 'an object', tool);
+  if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
+    throw new Refusal(
+      'unsupported_request',
+      `${param} is Anthropic's server tool '${String(tool.type).slice(0, 60)}', which OpenAI-compatible and Ollama targets cannot run; only custom tools (with input_schema) are translated.`,
+      `${param}.type`,
+    );
+  }
+  if (typeof tool.name !== 'string' || tool.name === '') throw wrongType(`${param}.name`, 'a non-empty string', tool.name);
+  if (!isPlainObject(tool.input_schema)) throw wrongType(`${param}.input_schema`, 'an object (a JSON Schema)', tool.input_schema);
+  if (tool.description !== undefined && typeof tool.description !== 'string') throw wrongType(`${param}.description`, 'a string', tool.description);
+  const fn: Json = { name: tool.name, parameters: tool.input_schema };
+  if (typeof tool.description === 'string') fn.description = tool.description;
+  return { type: 'function', function: fn };
+}
+
+/** The client's own request, for a target that speaks Messages (see SourceRequest). */
+function sourceOf(parsed: Json, read: ReadBody): SourceRequest {
+  const model = read.scan.model;
+  return {
+    dialect: 'anthropic',
+    body: parsed,
+    bodyText: model === undefined ? undefined : { text: read.text, modelStart: model.start, modelEnd: model.end },
+  };
+}
