@@ -177,8 +177,10 @@ describe('timeouts and retries', () => {
   });
 
   it('once a stream has committed, a pace slower than first_byte_timeout in total is not cut', async () => {
-    a.on('m1', { kind: 'answer', content: 'one two three four', chunks: 4, chunkIntervalMs: 100 });
-    const r = start('    chain: [{ target: a/m1, settings: { first_byte_timeout: 150ms } }, b/m2]');
+    // The first content delta arrives one interval in (after a role-only chunk), the whole stream takes 4–5
+    // intervals: 250 ms of margin for the first, and the total well past the timeout.
+    a.on('m1', { kind: 'answer', content: 'one two three four', chunks: 4, chunkIntervalMs: 150 });
+    const r = start('    chain: [{ target: a/m1, settings: { first_byte_timeout: 400ms } }, b/m2]');
     const result = (await request(r, { stream: true })) as StreamResult;
     expect(result.outcome.target).toBe('a/m1');
     expect(await streamText(result)).toBe('one two three four');
