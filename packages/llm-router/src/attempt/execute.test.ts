@@ -140,7 +140,9 @@ describe('timeouts and retries', () => {
     expect(result.outcome.attempts[0]).toMatchObject({ reason: 'first_byte_timeout', outcome: 'failed', failedOver: true });
     expect(elapsed).toBeGreaterThanOrEqual(145);
     expect(elapsed).toBeLessThan(950);
-    expect((await a.waitForClientClose(2_000)).closedByClient).toBe(true);
+    // The abort destroys the upstream socket: the fake sees the client close it, when the request reached
+    // the fake before the 150 ms ran out (under a CPU hog with every package's tests running, once it had not).
+    if (a.count('m1') > 0) expect((await a.waitForClientClose(2_000)).closedByClient).toBe(true);
   });
 
   it('a stream whose headers do not arrive within first_byte_timeout fails over', async () => {
