@@ -202,15 +202,29 @@ export interface BodyText {
   readonly modelEnd: number;
 }
 
+/** The inbound dialects other than the router's own (OpenAI's): Anthropic Messages. */
+export type SourceDialect = 'anthropic';
+
+/**
+ * What a result's body or stream events are written in: `openai` (the router's
+ * own shape: `chat.completion`, `chat.completion.chunk`), or the request's
+ * source dialect when a target of that protocol answered it natively (see
+ * SourceRequest). Only a request with a `source` ever gets a native result.
+ */
+export type ResultDialect = 'openai' | SourceDialect;
+
 /**
  * The client's request in its own inbound dialect, when that is not the
  * router's (OpenAI's): `body` of the RouterRequest is its translation, and
  * this is what the client wrote, for a target whose protocol is that dialect.
  * The translation drops what OpenAI-shaped targets cannot take (Anthropic's
- * `thinking`, `cache_control`); the original keeps it.
+ * `thinking`, `cache_control`); the original keeps it. A target whose
+ * protocol is that dialect (`anthropic`) gets the original with only `model`
+ * replaced, and its answer comes back untranslated (`dialect` of the result);
+ * the other targets of the chain get the translation.
  */
 export interface SourceRequest {
-  readonly dialect: 'anthropic';
+  readonly dialect: SourceDialect;
   /** The parsed body, as the client sent it. */
   readonly body: Record<string, unknown>;
   /** Its text with the span of `model` (see BodyText), when it has a top-level `model`. */
@@ -307,6 +321,8 @@ export interface ResultBase {
 export interface JsonResult extends ResultBase {
   readonly kind: 'json';
   readonly status: number;
+  /** What `body` and `text` are written in: `openai` (a `chat.completion`), or a native answer's dialect (an Anthropic `message`). */
+  readonly dialect: ResultDialect;
   readonly body: Record<string, unknown>;
   /**
    * `body` as the upstream wrote it, when that is exactly what `body` holds: send
@@ -322,12 +338,20 @@ export interface JsonResult extends ResultBase {
 /**
  * A committed stream: the first content delta has arrived, so the router can no
  * longer change target. `events` yields the JSON text of each
- * `chat.completion.chunk` (without `data: ` framing or `[DONE]`). If the upstream
+ * `chat.completion.chunk` (without `data: ` framing or `[DONE]`), or of each
+ * native event (see `dialect`). If the upstream
  * fails after the commit, iteration throws a RouterError with code
  * `stream_interrupted`; the caller must end its stream with an error event.
  */
 export interface StreamResult extends ResultBase {
   readonly kind: 'stream';
+  /**
+   * What `events` are written in: `openai` (each a `chat.completion.chunk`), or a
+   * native stream's dialect: for `anthropic`, each event is the JSON `data` of one
+   * of Anthropic's stream events as the upstream sent it (its `type` names the
+   * event), `message_stop` included.
+   */
+  readonly dialect: ResultDialect;
   readonly events: AsyncIterable<string>;
   /** Filled in as the stream progresses (final when iteration ends). */
   readonly usage: Usage | undefined;

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimatePromptTokens, type ChatRequestBody } from '@mana/llm-router';
 import { refusingPort, startFakeOllama, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { aliasesYaml, deadThenCloud, spawnGateway, type GatewayProcess, type Json } from './harness.js';
+import { frames, sequence } from './sse-frames.js';
 
 const KEY = 'sk-mana-messages-e2e-7f3a';
 const ADMIN = 'admin-messages-e2e-91c2';
@@ -74,29 +75,6 @@ function post(path: string, body: unknown, headers: Record<string, string> = {})
 }
 
 const messages = (body: unknown, headers?: Record<string, string>): Promise<Response> => post('/v1/messages', body, headers);
-
-interface Frame {
-  readonly event: string;
-  readonly data: Json;
-}
-
-/** An SSE body as its frames: each `event:` line with its parsed `data:`. */
-async function frames(res: Response): Promise<Frame[]> {
-  const text = await res.text();
-  return text
-    .split('\n\n')
-    .filter((f) => f.trim() !== '')
-    .map((f) => {
-      const [eventLine, dataLine, ...rest] = f.split('\n');
-      expect(rest).toEqual([]);
-      expect(eventLine).toMatch(/^event: /);
-      expect(dataLine).toMatch(/^data: /);
-      return { event: eventLine!.slice('event: '.length), data: JSON.parse(dataLine!.slice('data: '.length)) };
-    });
-}
-
-/** The frames as `event` or `event index` (content block events), in order. */
-const sequence = (all: readonly Frame[]): string[] => all.map((f) => (typeof f.data.index === 'number' ? `${f.event} ${f.data.index}` : f.event));
 
 describe('POST /v1/messages, JSON', () => {
   it("a text answer after failover: Anthropic's message, the alias as model, usage from the upstream, request ids and X-Mana-LLM-*", async () => {

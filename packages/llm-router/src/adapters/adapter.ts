@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { BodyText, ChatRequestBody, EmbeddingRequestBody, ProviderConfig, TargetConfig, Usage } from '../types.js';
+import type { BodyText, ChatRequestBody, EmbeddingRequestBody, ProviderConfig, SourceDialect, SourceRequest, TargetConfig, Usage } from '../types.js';
 
 /**
  * The contract between the attempt loop and a provider protocol. An adapter
@@ -32,6 +32,11 @@ export interface AdapterCall<Body = ChatRequestBody> {
   readonly firstByte: { stop(): void } | undefined;
   /** The client's `anthropic-beta` header (see RouterRequest); only the Anthropic dialect sends it. */
   readonly anthropicBeta?: string | undefined;
+  /**
+   * The client's own request when `body` translates it from another dialect (see
+   * SourceRequest): a protocol that is that dialect sends it instead of `body`.
+   */
+  readonly source?: SourceRequest | undefined;
 }
 
 /** Response headers worth relaying: `x-ratelimit-*` and `retry-after` only. */
@@ -58,13 +63,27 @@ export interface JsonSuccess {
    */
   readonly text: string | undefined;
   readonly headers: RelayHeaders;
+  /**
+   * Set when the call went out natively (the request's source dialect is the
+   * protocol's own): the upstream's answer as it wrote it, for the caller;
+   * `body` is then its OpenAI translation, which the answer checks and usage read.
+   */
+  readonly native?: NativeAnswer | undefined;
+}
+
+/** An answer in the client's own dialect, untranslated. */
+export interface NativeAnswer {
+  readonly dialect: SourceDialect;
+  readonly body: Record<string, unknown>;
+  readonly text: string;
 }
 
 export type AdapterResponse = JsonSuccess | HttpFailure;
 
 /**
  * One decoded stream event.
- * - `chunk`: `data` is the JSON text of an OpenAI `chat.completion.chunk`;
+ * - `chunk`: `data` is the JSON text of an OpenAI `chat.completion.chunk` (of a
+ *   native stream, the upstream event's own JSON: see StreamOpen.native);
  *   `delta` is true when it carries content, reasoning or tool-call deltas
  *   (the moment the router may commit to this target).
  * - `error`: an error event inside the stream (OpenAI `{"error":…}`, Ollama `{"error":"…"}`).
@@ -109,13 +128,22 @@ export interface StreamOpen {
    */
   readonly body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown };
   readonly decoder: StreamDecoder;
+  /**
+   * Set when the call went out natively: the decoder's chunks then carry the
+   * upstream's own events in this dialect (flagged as their translation would be),
+   * not `chat.completion.chunk`s.
+   */
+  readonly native?: SourceDialect | undefined;
 }
 
 export type AdapterStream = StreamOpen | HttpFailure;
 
 export interface Adapter {
-  /** The first request parameter this protocol cannot honour: the target is skipped before any call. */
-  unsupportedParameter(body: ChatRequestBody): string | undefined;
+  /**
+   * The first request parameter this protocol cannot honour: the target is skipped
+   * before any call. Never one for a request it takes natively (`source` in its own dialect).
+   */
+  unsupportedParameter(body: ChatRequestBody, source?: SourceRequest): string | undefined;
   /** Non-streaming call. */
   complete(call: AdapterCall): Promise<AdapterResponse>;
   /** Streaming call; resolves when the response headers arrive. */

@@ -14,8 +14,8 @@ const text = (t: string, index = 0) => sse({ type: 'content_block_delta', index,
 const STOP = sse({ type: 'message_stop' });
 
 /** Feeds `body` one byte at a time (the worst split a socket can deliver), then ends. */
-function decodeByteByByte(body: string, hideUsage = true): StreamEvent[] {
-  const decoder = new AnthropicStreamDecoder(undefined, hideUsage);
+function decodeByteByByte(body: string, hideUsage = true, native = false): StreamEvent[] {
+  const decoder = new AnthropicStreamDecoder(undefined, hideUsage, native);
   const bytes = new TextEncoder().encode(body);
   const out: StreamEvent[] = [];
   for (const byte of bytes) out.push(...decoder.push(Uint8Array.of(byte)));
@@ -89,5 +89,41 @@ describe('AnthropicStreamDecoder', () => {
     ['a block event without an index', START + sse({ type: 'content_block_start', content_block: { type: 'text', text: '' } })],
   ])('%s is malformed data (invalid_response), never guessed at', (_what, body) => {
     expect(() => decodeByteByByte(body)).toThrow(expect.objectContaining({ code: 'invalid_response' }));
+  });
+});
+
+describe('AnthropicStreamDecoder, native (a Messages client)', () => {
+  const THINKING_START = sse({ type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } });
+  const TOOL_START = sse({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} } });
+  const DELTA = sse({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 7 } });
+
+  it("relays each of Anthropic's events as it came, message_stop too, flagged as the translation would be", () => {
+    const ordered = [
+      START,
+      THINKING_START,
+      sse({ type: 'ping' }),
+      sse({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'hm' } }),
+      sse({ type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig' } }),
+      sse({ type: 'content_block_stop', index: 0 }),
+      TOOL_START,
+      sse({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":"Oslo"}' } }),
+      sse({ type: 'content_block_stop', index: 1 }),
+      DELTA,
+      STOP,
+    ];
+    const events = decodeByteByByte(ordered.join(''), true, true);
+    expect(events.at(-1)).toEqual({ type: 'done' });
+    const chunks = events.slice(0, -1);
+    // The data of each SSE event, byte for byte.
+    expect(chunks.map((e) => (e.type === 'chunk' ? e.data : e.type))).toEqual(ordered.map((f) => f.slice(f.indexOf('data: ') + 6, -2)));
+    expect(chunks.map((e) => e.type === 'chunk' && e.delta)).toEqual([false, false, false, true, false, false, true, true, false, false, false]);
+    const finish = chunks[9]!;
+    expect(finish).toMatchObject({ finish: true, usage: { prompt_tokens: 40, completion_tokens: 7, total_tokens: 47, cached_tokens: 10 } });
+    expect(finish).not.toHaveProperty('hidden');
+  });
+
+  it('an error event is still the stream error, not an event to relay', () => {
+    const events = decodeByteByByte(START + TEXT_START + text('a') + sse({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }), true, true);
+    expect(events.at(-1)).toEqual({ type: 'error', message: 'Overloaded' });
   });
 });

@@ -28,6 +28,12 @@ type OpenBlock = { readonly kind: 'text' | 'thinking' | 'other' } | { readonly k
  * block that never started is malformed data, never guessed at. Usage is
  * reported in a last chunk with `choices: []` as OpenAI does, hidden from a
  * client that did not ask for it (`stream_options.include_usage`).
+ *
+ * Native (the client itself speaks Messages): each upstream event becomes one
+ * chunk whose `data` is that event's JSON as Anthropic sent it, `message_stop`
+ * and `ping` included, flagged from the translation above (a delta where it
+ * would carry content, its finish, its usage), so the commit rule, usage and
+ * errors are decided exactly as for a translated stream.
  */
 export class AnthropicStreamDecoder implements StreamDecoder {
   private readonly sse: SseParser;
@@ -41,10 +47,11 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   /** The usage counts as reported so far: message_start's, updated by message_delta's. */
   private usage: Record<string, unknown> = {};
 
-  /** `maxEventBytes`: `max_stream_event_bytes`; `hideUsage`: the client did not ask for the usage chunk. */
+  /** `maxEventBytes`: `max_stream_event_bytes`; `hideUsage`: the client did not ask for the usage chunk; `native`: see above. */
   constructor(
     maxEventBytes?: number,
     private readonly hideUsage = true,
+    private readonly native = false,
   ) {
     this.sse = new SseParser(maxEventBytes);
   }
@@ -62,9 +69,36 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     const out: StreamEvent[] = [];
     for (const data of payloads) {
       if (this.finished) break;
-      this.translate(parseJsonObject(data, 'anthropic sent an event that is not JSON', 'anthropic sent an event that is not an object'), out);
+      const event = parseJsonObject(data, 'anthropic sent an event that is not JSON', 'anthropic sent an event that is not an object');
+      if (this.native) this.relay(data, event, out);
+      else this.translate(event, out);
     }
     return out;
+  }
+
+  /** Native: the event as it came, with what its translation says about it. */
+  private relay(data: string, event: Record<string, unknown>, out: StreamEvent[]): void {
+    const translated: StreamEvent[] = [];
+    this.translate(event, translated);
+    let delta = false;
+    let finish = false;
+    let filtered = false;
+    let usage: Usage | undefined;
+    for (const t of translated) {
+      // An error event is the stream's failure, never relayed as an answer's event.
+      if (t.type === 'error') {
+        out.push(t);
+        return;
+      }
+      if (t.type !== 'chunk') continue;
+      delta ||= t.delta;
+      finish ||= t.finish === true;
+      filtered ||= t.filtered === true;
+      if (t.usage !== undefined) usage = t.usage;
+    }
+    out.push({ type: 'chunk', data, delta, ...(finish ? { finish } : {}), ...(filtered ? { filtered } : {}), ...(usage === undefined ? {} : { usage }) });
+    // After message_stop itself: the client gets Anthropic's end marker, then the stream ends.
+    if (this.finished) out.push(DONE);
   }
 
   private translate(event: Record<string, unknown>, out: StreamEvent[]): void {
@@ -154,6 +188,8 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   }
 
   private chunk(delta: Record<string, unknown>, finish: string | null): string {
+    // Native: only the flags of the translation are read, never its text.
+    if (this.native) return '';
     return JSON.stringify({
       id: this.id,
       object: 'chat.completion.chunk',
@@ -164,6 +200,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   }
 
   private usageChunk(usage: Usage): string {
+    if (this.native) return '';
     return JSON.stringify({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: openAIUsage(usage) });
   }
 }

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/load-config.js';
 import { otherAliases } from '../config/test-configs.js';
 import { createRouter, type Router } from '../router.js';
-import type { ChatRequestBody, JsonResult, StreamResult } from '../types.js';
+import type { ChatRequestBody, JsonResult, RouterRequest, StreamResult } from '../types.js';
 
 const KEY = 'sk-ant-router-test-0123456789';
 
@@ -235,6 +235,7 @@ describe('the Messages answer comes back as an OpenAI chat.completion', () => {
     ['stop_sequence', 'stop'],
     ['max_tokens', 'length'],
     ['refusal', 'content_filter'],
+    ['model_context_window_exceeded', 'length'],
   ])('stop_reason %s is finish_reason %s', async (stopReason, finishReason) => {
     claude.on('claude-sonnet-4-5', { kind: 'answer', content: 'Some text', finishReason: stopReason });
     const result = await ask({});
@@ -305,6 +306,69 @@ describe('Anthropic streams become chat.completion.chunk events', () => {
     claude.on('claude-sonnet-4-5', { kind: 'answer', content: 'abcdef', chunks: 3, errorEventAfterChunks: 1 });
     const result = await askStream({});
     await expect(chunks(result)).rejects.toMatchObject({ code: 'stream_interrupted' });
+  });
+});
+
+describe("a Messages client's request goes natively", () => {
+  /** The router's request for a Messages body: its (minimal) translation, and the client's own text with the span of `model`. */
+  function messagesRequest(native: Record<string, unknown>, stream: boolean): RouterRequest {
+    const text = JSON.stringify(native);
+    const modelStart = text.indexOf('"mana/reasoning"');
+    return {
+      model: 'mana/reasoning',
+      body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 64, stream },
+      source: { dialect: 'anthropic', body: native, bodyText: { text, modelStart, modelEnd: modelStart + '"mana/reasoning"'.length } },
+      stream,
+      anthropicBeta: 'prompt-caching-2024-07-31',
+    };
+  }
+  const NATIVE = {
+    model: 'mana/reasoning',
+    max_tokens: 64,
+    system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+    messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'A memo.' } }, { type: 'text', text: 'Sum it up.' }] }],
+    thinking: { type: 'enabled', budget_tokens: 1024 },
+    tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }],
+  };
+
+  it("sends the client's body with only model replaced; the answer is Anthropic's message as written, its usage read", async () => {
+    claude.on('claude-sonnet-4-5', { kind: 'answer', content: 'A memo, summed up.', thinking: 'Short.', usage: { prompt_tokens: 12, completion_tokens: 5, cache_read_tokens: 30 } });
+    const result = (await router.execute(messagesRequest(NATIVE, false))) as JsonResult;
+    const sent = claude.requests.at(-1)!;
+    expect(sent.body).toEqual({ ...NATIVE, model: 'claude-sonnet-4-5' });
+    expect(sent.headers['anthropic-beta']).toBe('prompt-caching-2024-07-31');
+    expect(result.dialect).toBe('anthropic');
+    expect(result.body).toMatchObject({ type: 'message', model: 'claude-sonnet-4-5', content: [{ type: 'thinking', thinking: 'Short.' }, { type: 'text', text: 'A memo, summed up.' }] });
+    expect(JSON.parse(result.text!)).toEqual(result.body);
+    expect(result.usage).toEqual({ prompt_tokens: 42, completion_tokens: 5, total_tokens: 47, cached_tokens: 30 });
+  });
+
+  it("streams Anthropic's own events, message_stop included; the usage is read from them", async () => {
+    claude.on('claude-sonnet-4-5', { kind: 'answer', content: 'abcdef', chunks: 3, usage: { prompt_tokens: 12, completion_tokens: 3 } });
+    const result = (await router.execute(messagesRequest({ ...NATIVE, stream: true }, true))) as StreamResult;
+    expect(claude.requests.at(-1)!.body).toEqual({ ...NATIVE, stream: true, model: 'claude-sonnet-4-5' });
+    expect(result.dialect).toBe('anthropic');
+    const types: string[] = [];
+    for await (const data of result.events) types.push((JSON.parse(data) as { type: string }).type);
+    expect(types).toEqual([
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+    // The fake reports its cache counts as 0: none read.
+    expect(result.usage).toEqual({ prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, cached_tokens: 0 });
+  });
+
+  it('a request without a source never goes natively', async () => {
+    const result = await ask({});
+    expect(result.dialect).toBe('openai');
+    expect(result.body).toMatchObject({ object: 'chat.completion' });
   });
 });
 

@@ -1,5 +1,6 @@
-import type { ChatRequestBody, EmbeddingRequestBody, ProviderConfig } from '../types.js';
+import type { ChatRequestBody, EmbeddingRequestBody, ProviderConfig, SourceDialect, SourceRequest } from '../types.js';
 import type { Adapter, AdapterCall, AdapterResponse, AdapterStream, StreamDecoder } from './adapter.js';
+import { passThrough } from './pass-through.js';
 import { openBody } from './body-chunks.js';
 import { clientAskedUsage } from './stream-usage.js';
 import { collectBody } from './collect-body.js';
@@ -20,6 +21,13 @@ export interface Dialect {
   readonly modelsPath: string;
   /** Names the listing in probe errors (`<listingName> answered 503`). */
   readonly listingName: string;
+  /**
+   * The inbound dialect this protocol is, if any (Messages: `anthropic`). A request whose
+   * `source` is in it goes upstream as the client wrote it, with only `model` replaced
+   * (pass-through.ts), and the answer comes back as the upstream wrote it: beside its
+   * translation (`JsonSuccess.native`), or as the events of a native stream decoder.
+   */
+  readonly sourceDialect?: SourceDialect;
   /** The first request parameter this protocol cannot honour (the target is then skipped), or undefined. */
   unsupportedParameter(body: ChatRequestBody): string | undefined;
   /**
@@ -33,8 +41,9 @@ export interface Dialect {
    * `maxEventBytes`: the largest SSE event / NDJSON line held while waiting for its end (`max_stream_event_bytes`).
    * `clientAskedUsage`: the caller's body set `stream_options.include_usage`; when not, usage
    * the dialect requested on its own is recorded but kept out of the relayed chunks.
+   * `native`: the call went out natively; the chunks carry the upstream's own events.
    */
-  newStreamDecoder(maxEventBytes: number, clientAskedUsage: boolean): StreamDecoder;
+  newStreamDecoder(maxEventBytes: number, clientAskedUsage: boolean, native: boolean): StreamDecoder;
   /** The upstream embeddings body (as for `toRequestBody`); may throw `UnsupportedRequestError` before any network call. */
   toEmbeddingBody(call: AdapterCall<EmbeddingRequestBody>): unknown;
   /** A parsed embeddings answer → an OpenAI embedding `list`; throws `InvalidResponseError` on the wrong shape. */
@@ -69,13 +78,16 @@ export class HttpAdapter implements Adapter {
     private readonly dispatchers: Dispatchers,
   ) {}
 
-  unsupportedParameter(body: ChatRequestBody): string | undefined {
+  unsupportedParameter(body: ChatRequestBody, source?: SourceRequest): string | undefined {
+    // The client's own request in this protocol: the upstream judges it itself.
+    if (source !== undefined && source.dialect === this.dialect.sourceDialect) return undefined;
     return this.dialect.unsupportedParameter(body);
   }
 
   complete(call: AdapterCall): Promise<AdapterResponse> {
     const p = this.prepare(call.provider);
-    return this.postJson(p, call, p.chatPath, this.dialect.toRequestBody(call, false), (json) => this.dialect.parseCompletion(json));
+    const source = this.nativeSource(call);
+    return this.postJson(p, call, p.chatPath, this.chatBody(call, source, false), (json) => this.dialect.parseCompletion(json), source?.dialect);
   }
 
   embed(call: AdapterCall<EmbeddingRequestBody>): Promise<AdapterResponse> {
@@ -90,6 +102,7 @@ export class HttpAdapter implements Adapter {
     path: string,
     body: unknown,
     parse: (json: unknown) => Record<string, unknown>,
+    native?: SourceDialect,
   ): Promise<AdapterResponse> {
     const dispatcher = this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs);
     // The whole body as one string without a body Readable (see collect-body.ts); the
@@ -99,12 +112,15 @@ export class HttpAdapter implements Adapter {
     const json = parseJson(res.text, 'response is not JSON');
     const answer = parse(json);
     // The same object: the text says exactly what the answer holds, so it can be relayed as is.
-    return { ok: true, status: res.statusCode, body: answer, text: answer === json ? res.text : undefined, headers: relayHeaders(res.headers) };
+    const ok = { ok: true, status: res.statusCode, body: answer, text: answer === json ? res.text : undefined, headers: relayHeaders(res.headers) } as const;
+    // `parse` checked that the answer is an object of the protocol's shape.
+    return native === undefined ? ok : { ...ok, native: { dialect: native, body: json as Record<string, unknown>, text: res.text } };
   }
 
   async stream(call: AdapterCall): Promise<AdapterStream> {
     const p = this.prepare(call.provider);
-    const options = postOptions(call, p.chatPath, this.dialect.toRequestBody(call, true), this.postHeaders(p, call));
+    const source = this.nativeSource(call);
+    const options = postOptions(call, p.chatPath, this.chatBody(call, source, true), this.postHeaders(p, call));
     const dispatcher = this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs);
     // Body chunks straight from the dispatch handler to the decoder (see body-chunks.ts).
     const res = await openBody(dispatcher, options, call.signal);
@@ -114,8 +130,22 @@ export class HttpAdapter implements Adapter {
       status: res.statusCode,
       headers: relayHeaders(res.headers),
       body: res.body,
-      decoder: this.dialect.newStreamDecoder(call.target.settings.maxStreamEventBytes, clientAskedUsage(call.body)),
+      decoder: this.dialect.newStreamDecoder(call.target.settings.maxStreamEventBytes, clientAskedUsage(call.body), source !== undefined),
+      ...(source === undefined ? {} : { native: source.dialect }),
     };
+  }
+
+  /** The request's source when this protocol speaks its dialect: the call then goes out natively. */
+  private nativeSource(call: AdapterCall): SourceRequest | undefined {
+    const source = call.source;
+    return source !== undefined && source.dialect === this.dialect.sourceDialect ? source : undefined;
+  }
+
+  /** The chat body: the client's own request with only `model` (and `stream`, if it disagrees) changed, else the dialect's translation. */
+  private chatBody(call: AdapterCall, source: SourceRequest | undefined, stream: boolean): unknown {
+    if (source === undefined) return this.dialect.toRequestBody(call, stream);
+    const own = { target: call.target, body: source.body, bodyText: source.bodyText };
+    return passThrough(own, (source.body.stream === true) === stream ? {} : { stream });
   }
 
   async listModels(provider: ProviderConfig, signal: AbortSignal): Promise<string[]> {

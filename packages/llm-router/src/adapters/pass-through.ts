@@ -1,7 +1,8 @@
 import type { AdapterCall } from './adapter.js';
 
 /**
- * The caller's body for an OpenAI-compatible upstream: as the caller sent it,
+ * The caller's body for an upstream of the caller's own protocol (an
+ * OpenAI-compatible one; Anthropic for a Messages request): as the caller sent it,
  * with `model` set to the target's model and the members of `changes` set.
  *
  * When the caller's text is known (`call.bodyText`) and every changed member
@@ -12,7 +13,7 @@ import type { AdapterCall } from './adapter.js';
  * (a member to change is present, or no text) it is the body object with the
  * changes, for the adapter to serialise; the two mean the same JSON.
  */
-export function passThrough(call: AdapterCall<object>, changes: Readonly<Record<string, unknown>>): Record<string, unknown> | string {
+export function passThrough(call: Pick<AdapterCall<object>, 'body' | 'bodyText' | 'target'>, changes: Readonly<Record<string, unknown>>): Record<string, unknown> | string {
   const source = call.bodyText;
   const model = call.target.model;
   if (source !== undefined) {

@@ -10,7 +10,7 @@
 export const ANTHROPIC_VERSION = '2023-06-01';
 
 /** Anthropic's `stop_reason` values. */
-export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
+export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
 
 /**
  * OpenAI `finish_reason` → Anthropic `stop_reason`. `stop` is `end_turn`
@@ -32,6 +32,8 @@ export const FINISH_REASON_BY_STOP_REASON: Readonly<Record<AnthropicStopReason, 
   // A paused server-tool turn ends this answer as a normal stop would.
   pause_turn: 'stop',
   max_tokens: 'length',
+  // The answer filled the model's context window: cut short like a max_tokens stop (OpenAI has one reason for both).
+  model_context_window_exceeded: 'length',
   tool_use: 'tool_calls',
   refusal: 'content_filter',
 };

@@ -50,6 +50,7 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
     signal: timer,
     firstByte: timer,
     anthropicBeta: c.request.anthropicBeta,
+    source: c.request.source,
   };
   try {
     if (!c.request.stream) return await complete(c, call, started);
@@ -74,14 +75,17 @@ async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>,
   if (invalid !== undefined) return failed(c, invalid, started, c.operation.usage(res.body));
   const reshaped = c.operation.conform(res.body, c.request);
   c.deps.health.reportSuccess(c.provider.name);
+  // A native answer goes to the caller as the upstream wrote it; its translation (res.body) served the checks and usage.
+  const native = res.native;
   return {
     kind: 'result',
     result: {
       kind: 'json',
       ...settle(c, 'ok', 'ok', started, res),
       status: res.status,
-      body: res.body,
-      text: reshaped ? undefined : res.text,
+      dialect: native?.dialect ?? 'openai',
+      body: native?.body ?? res.body,
+      text: native !== undefined ? native.text : reshaped ? undefined : res.text,
       usage: c.operation.usage(res.body),
       ...(c.config.embeddingSpace === undefined ? {} : { embeddingSpace: c.config.embeddingSpace }),
     },
@@ -114,6 +118,7 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, l
   const result: StreamResult = {
     kind: 'stream',
     ...base,
+    dialect: open.native ?? 'openai',
     events,
     get usage() {
       return events.usage;

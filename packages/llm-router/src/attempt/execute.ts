@@ -162,7 +162,7 @@ class AttemptRun {
       const provider = snapshot.providers.get(target.provider);
       const adapter = provider === undefined ? undefined : deps.adapters.get(provider.type);
       // Before health: a target that cannot honour the request is no option whatever its state.
-      const param = config.kind === 'chat' ? adapter?.unsupportedParameter(request.body as ChatRequestBody) : undefined;
+      const param = config.kind === 'chat' ? adapter?.unsupportedParameter(request.body as ChatRequestBody, request.source) : undefined;
       if (param !== undefined) {
         log.add(target, 'skipped', 'unsupported_parameter', 0, { detail: `${provider!.type} cannot honour \`${param}\`` });
         tally.cannotHonour(param);

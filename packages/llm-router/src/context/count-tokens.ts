@@ -40,13 +40,13 @@ export function countTokens(snapshot: ConfigSnapshot, request: RouterRequest, de
   const { alias, config } = resolveModel(snapshot, request.model, 'chat');
   if (config.kind !== 'chat') throw kindMismatch(snapshot, config, 'chat', alias);
   const body = request.body as ChatRequestBody;
-  const target = config.chain.find((t) => usable(snapshot, t, body, deps)) ?? config.chain[0];
+  const target = config.chain.find((t) => usable(snapshot, t, request, deps)) ?? config.chain[0];
   return { inputTokens: estimatePromptTokens(body), alias, target: target?.id };
 }
 
-function usable(snapshot: ConfigSnapshot, target: TargetConfig, body: ChatRequestBody, deps: CountDeps): boolean {
+function usable(snapshot: ConfigSnapshot, target: TargetConfig, request: RouterRequest, deps: CountDeps): boolean {
   const provider = snapshot.providers.get(target.provider);
   const adapter = provider === undefined ? undefined : deps.adapters.get(provider.type);
-  if (adapter === undefined || adapter.unsupportedParameter(body) !== undefined) return false;
+  if (adapter === undefined || adapter.unsupportedParameter(request.body as ChatRequestBody, request.source) !== undefined) return false;
   return deps.health.check(target, provider).ok;
 }
