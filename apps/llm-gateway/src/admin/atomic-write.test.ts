@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdtemp, readFile, readdir, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, readdir, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ReadOnlyError, STALE_TEMP_AGE_MS, assertWritable, removeStaleTempFiles, writeFileAtomic } from './atomic-write.js';
 
 async function dirWith(text?: string, mode = 0o640): Promise<{ dir: string; path: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'atomic-write-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'aliases.yaml');
   if (text !== undefined) {
     await writeFile(path, text);

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { isRouterError } from '../errors.js';
 import { DEFAULT_SETTINGS, OLLAMA_FIRST_BYTE_TIMEOUT_MS } from './defaults.js';
 import { loadConfigFile, parseConfig } from './load-config.js';
@@ -100,10 +100,11 @@ ${EMBED_ALIAS_LINE}  mana/extra-alias: [ollama/llava]
   });
 
   it('loads a file and names it in errors', async () => {
-    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const dir = await mkdtemp(join(tmpdir(), 'router-config-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     await writeFile(join(dir, 'ok.yaml'), STRINGS_ONLY);
     await writeFile(join(dir, 'bad.yaml'), 'aliases:\n  mana/fast-text: []\n');
     expect((await loadConfigFile(join(dir, 'ok.yaml'), { env })).source).toBe(join(dir, 'ok.yaml'));

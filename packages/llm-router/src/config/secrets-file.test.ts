@@ -1,7 +1,7 @@
-import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfigFile } from './load-config.js';
 import { parseSecrets, secretsPathFor, withSecrets } from './secrets-file.js';
 import { withLongForm } from './test-configs.js';
@@ -13,6 +13,7 @@ const CONFIG = withLongForm(
 
 async function configDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'router-secrets-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, 'aliases.yaml'), CONFIG);
   return dir;
 }
