@@ -64,7 +64,15 @@ describe('stateless, said plainly: what needs a stored response is a 400 saying 
     const before = cloud.count();
     const error = await refused(await call('POST', '/v1/responses', { model: 'mana/fast-text', ...body }), 400, before);
     expect(error).toMatchObject({ code, param, type: 'invalid_request_error' });
-    expect(error.message).toMatch(/whole input|entire input|full input/i);
+    expect(error.message).toMatch(/send the whole (conversation|input)/i);
+  });
+
+  it('an item_reference input item (a stored item by id) → 400 response_storage_not_supported', async () => {
+    const before = cloud.count();
+    const body = { model: 'mana/fast-text', input: [{ role: 'user', content: 'hi' }, { type: 'item_reference', id: 'msg_stored' }] };
+    const error = await refused(await call('POST', '/v1/responses', body), 400, before);
+    expect(error).toMatchObject({ code: 'response_storage_not_supported', param: expect.stringMatching(/^input\[1\]/), type: 'invalid_request_error' });
+    expect(error.message).toMatch(/send the whole (conversation|input)/i);
   });
 
   it.each([
@@ -75,8 +83,8 @@ describe('stateless, said plainly: what needs a stored response is a 400 saying 
   ])('%s %s → 400: nothing is stored to read, delete or cancel', async (method, path) => {
     const before = cloud.count();
     const error = await refused(await call(method, path), 400, before);
-    expect(error.code).toMatch(/_not_supported$/);
-    expect(error.message).toMatch(/stor/i);
+    expect(error.code).toBe('response_storage_not_supported');
+    expect(error.message).toMatch(/stores no responses/i);
   });
 
   it('store: true is accepted (and nothing is stored): the answer as usual, the same input answered the same way again', async () => {
@@ -110,7 +118,8 @@ describe('bad input: an OpenAI-shaped 4xx naming the field, never a 5xx', () => 
     { what: 'an unknown content type', body: { input: [message([{ type: 'input_hologram', text: 'x' }])] }, param: 'input[0].content[0].type', says: 'input_hologram' },
     { what: 'a file input', body: { input: [message([{ type: 'input_file', file_id: 'file-abc' }])] }, param: 'input[0].content[0].type', says: 'input_file' },
     { what: 'an unknown role', body: { input: [{ type: 'message', role: 'robot', content: 'x' }] }, param: 'input[0].role', says: 'robot' },
-    { what: 'an image without a URL', body: { input: [message([{ type: 'input_image', file_id: 'file-abc' }])] }, param: 'input[0].content[0].image_url', says: 'image_url' },
+    { what: 'an image without a URL', body: { input: [message([{ type: 'input_image', detail: 'auto' }])] }, param: 'input[0].content[0].image_url', says: 'image_url' },
+    { what: 'an image by uploaded file id', body: { input: [message([{ type: 'input_image', file_id: 'file-abc' }])] }, param: 'input[0].content[0].file_id', says: 'image_url' },
     {
       what: 'a function_call_output whose call_id matches no function_call',
       body: { input: [{ role: 'user', content: 'hi' }, { type: 'function_call_output', call_id: 'call_nowhere', output: '42' }] },
@@ -120,7 +129,7 @@ describe('bad input: an OpenAI-shaped 4xx naming the field, never a 5xx', () => 
     { what: 'max_output_tokens 0', body: { input: INPUT, max_output_tokens: 0 }, param: 'max_output_tokens', says: 'max_output_tokens' },
     { what: 'max_output_tokens not a number', body: { input: INPUT, max_output_tokens: 'many' }, param: 'max_output_tokens', says: 'max_output_tokens' },
     { what: 'a function tool without a name', body: { input: INPUT, tools: [{ type: 'function', parameters: { type: 'object' } }] }, param: 'tools[0].name', says: 'name' },
-    { what: 'an unknown text.format type', body: { input: INPUT, text: { format: { type: 'yaml' } } }, param: 'text.format.type', says: 'yaml' },
+    { what: 'an unknown text.format type', body: { input: INPUT, text: { format: { type: 'yaml' } } }, param: 'text.format.type', says: 'text.format.type' },
     { what: 'a json_schema format whose schema is not an object', body: { input: INPUT, text: { format: { type: 'json_schema', name: 'x', schema: 42 } } }, param: 'text.format.schema', says: 'schema' },
   ])('$what → 400 naming $param', async ({ body, param, says }) => {
     const before = cloud.count();

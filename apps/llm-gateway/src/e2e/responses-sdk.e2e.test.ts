@@ -234,6 +234,45 @@ describe('@ai-sdk/openai 3.0.141 responses model (ai 6.0.326)', () => {
     expect(await result.usage).toMatchObject({ inputTokens: 17, outputTokens: 5 });
   });
 
+  /** A weather tool for the AI SDK, recording its calls. */
+  const weatherTool = (calls: unknown[]) =>
+    tool({
+      description: 'The weather in a city',
+      inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+      execute: async (input) => {
+        calls.push(input);
+        return '22 °C, sunny';
+      },
+    });
+
+  it('text before a tool call: with store: false (as the docs say) the next step sends the text back whole; by default it refers to it by id, which is refused', async () => {
+    const turns = (): void =>
+      cloud.on('tools', [
+        { kind: 'answer', content: 'Let me check.', toolCalls: [{ id: 'call_text', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+        { kind: 'answer', content: 'Sunny in Oslo.' },
+      ]);
+    turns();
+    const calls: unknown[] = [];
+    const { text } = await generateText({
+      model: mana().responses('mana/tools'),
+      prompt: 'Weather in Oslo?',
+      stopWhen: stepCountIs(3),
+      tools: { get_weather: weatherTool(calls) },
+      providerOptions: { openai: { store: false } },
+    });
+    expect(text).toBe('Sunny in Oslo.');
+    expect(lastSent(cloud).messages.slice(-2)).toMatchObject([
+      { role: 'assistant', content: 'Let me check.', tool_calls: [{ id: 'call_text' }] },
+      { role: 'tool', tool_call_id: 'call_text' },
+    ]);
+
+    turns();
+    const refused = await generateText({ model: mana().responses('mana/tools'), prompt: 'Weather in Oslo?', stopWhen: stepCountIs(3), tools: { get_weather: weatherTool([]) } }).catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({ statusCode: 400, responseBody: expect.stringContaining('response_storage_not_supported') });
+  });
+
   it('a tool: called with the parsed input, its result sent back with the call id, the final text', async () => {
     cloud.on('tools', [
       { kind: 'answer', toolCalls: [{ id: 'call_ai', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
@@ -244,16 +283,7 @@ describe('@ai-sdk/openai 3.0.141 responses model (ai 6.0.326)', () => {
       model: mana().responses('mana/tools'),
       prompt: 'Weather in Paris?',
       stopWhen: stepCountIs(3),
-      tools: {
-        get_weather: tool({
-          description: 'The weather in a city',
-          inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
-          execute: async (input) => {
-            calls.push(input);
-            return '22 °C, sunny';
-          },
-        }),
-      },
+      tools: { get_weather: weatherTool(calls) },
     });
     expect(calls).toEqual([{ city: 'Paris' }]);
     expect(steps.length).toBe(2);
