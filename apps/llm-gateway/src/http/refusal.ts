@@ -1,17 +1,16 @@
 /**
- * A Messages request the decoder cannot route: thrown from inside the walk
- * over messages and blocks (decode-content.ts, decode-messages.ts) and caught
- * once, where it becomes the 400 the client gets (in Anthropic's error shape,
- * anthropic-errors.ts). Only for refusals: a request that decodes throws nothing.
+ * A request a decoder of another dialect cannot route (Messages, Responses):
+ * thrown from inside the walk over its messages, items and blocks
+ * (anthropic/decode-*.ts, responses/decode-*.ts) and caught once, where it
+ * becomes the 400 the client gets in its API's error shape. Only for
+ * refusals: a request that decodes throws nothing.
  */
-import type { GatewayErrorCode } from '../http/errors.js';
-import { typeName } from '../http/validate-chat.js';
-
-export type RefusalCode = Extract<GatewayErrorCode, 'invalid_request' | 'invalid_type' | 'invalid_model' | 'missing_messages' | 'unsupported_request'>;
+import type { GatewayErrorCode } from './errors.js';
+import { typeName } from './validate-chat.js';
 
 export class Refusal extends Error {
   constructor(
-    readonly code: RefusalCode,
+    readonly code: GatewayErrorCode,
     message: string,
     readonly param: string | undefined,
   ) {
