@@ -22,7 +22,7 @@ import { isPlainObject } from '../plain-object.js';
 import { modelError, typeName } from '../http/validate-chat.js';
 import type { Decoded, ReadBody } from '../routes/inbound-codec.js';
 import { decodeConversation } from './decode-content.js';
-import { Refusal, wrongType } from './refusal.js';
+import { Refusal, wrongType } from '../http/refusal.js';
 
 /**
  * The largest `max_tokens` taken: no model answers with more (the largest

@@ -88,6 +88,7 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
       // The client's text goes upstream with only `model` replaced, when the decoded body is exactly its parse.
       bodyText: body.scan.model !== undefined && decoded.body === body.value ? { text: body.text, modelStart: body.scan.model.start, modelEnd: body.scan.model.end } : undefined,
       source: decoded.source,
+      optionalParameters: decoded.optionalParameters,
       stream: decoded.stream,
       priority: ex.priority,
       signal: abort,
