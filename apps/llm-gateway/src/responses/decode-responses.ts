@@ -149,6 +149,7 @@ function format(value: unknown, chat: ChatRequestBody): Json {
       if (typeof name !== 'string' || name === '') throw wrongType('text.format.name', 'a non-empty string', name);
       // Its content is checked where chat's is (the router's response-schema.ts), not twice.
       if (schema === undefined || schema === null) throw new Refusal('invalid_request', `text.format.schema is required: the JSON Schema the answer must match.`, 'text.format.schema');
+      if (!isPlainObject(schema) && typeof schema !== 'boolean') throw wrongType('text.format.schema', 'a JSON Schema (an object)', schema);
       if (strict !== undefined && strict !== null && typeof strict !== 'boolean') throw wrongType('text.format.strict', 'a boolean', strict);
       if (description !== undefined && description !== null && typeof description !== 'string') throw wrongType('text.format.description', 'a string', description);
       const spec: Json = { name, schema };
