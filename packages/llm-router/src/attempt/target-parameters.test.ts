@@ -26,11 +26,13 @@ beforeAll(async () => {
     `providers:
   anthropic: { base_url: "${claude.url}" }
   backup: { type: openai, base_url: "${backup.baseUrl}", api_key: "sk-backup" }
+  picky: { type: openai, base_url: "${backup.baseUrl}", api_key: "sk-backup", unsupported_parameters: [reasoning_effort] }
 aliases:
   mana/reasoning: [anthropic/claude-sonnet-4-5, backup/m]
   mana/long-form: [anthropic/claude-sonnet-4-5]
   mana/fast-text: [backup/m]
-${otherAliases('mana/reasoning').replace('  mana/long-form: [ollama/gemma3:4b]\n', '').replace('  mana/fast-text: [ollama/gemma3:4b]\n', '')}`,
+  mana/structured: [picky/m]
+${otherAliases('mana/reasoning').replace('  mana/long-form: [ollama/gemma3:4b]\n', '').replace('  mana/fast-text: [ollama/gemma3:4b]\n', '').replace('  mana/structured: [ollama/gemma3:4b]\n', '')}`,
     { env: { ANTHROPIC_API_KEY: KEY } },
   );
   router = createRouter({ config });
@@ -96,6 +98,22 @@ describe('optional parameters', () => {
     expect(result.outcome.target).toBe('anthropic/claude-sonnet-4-5');
     expect(events.length).toBeGreaterThan(0);
     expect(result.outcome.attempts[0]!.detail).toContain('sent without it');
+  });
+
+  it("a provider's unsupported_parameters count as its protocol's: dropped when optional, else the target is skipped", async () => {
+    const result = (await router.execute(request('mana/structured', { optionalParameters: ['reasoning_effort'] }))) as JsonResult;
+    expect(trail(result)).toEqual(['picky/m:ok:ok (picky (unsupported_parameters) cannot honour `reasoning_effort`: sent without it (optional))']);
+    expect(backup.requests.at(-1)!.body).not.toHaveProperty('reasoning_effort');
+    const refused = await failure(router.execute(request('mana/structured')));
+    expect(refused).toMatchObject({ code: 'unsupported_parameter', param: 'reasoning_effort' });
+    expect(refused.outcome.attempts[0]!.detail).toBe('picky (unsupported_parameters) cannot honour `reasoning_effort`');
+    // A request without it is no concern of the declaration.
+    const plain = (await router.execute(request('mana/structured', {}, { reasoning_effort: null }))) as JsonResult;
+    expect(plain.outcome.target).toBe('picky/m');
+  });
+
+  it.each([['reasoning_effort'], ['[Reasoning-Effort]'], ['[messages]'], ['[1]']])('unsupported_parameters: %s is refused at load', (value) => {
+    expect(() => parseConfig(`providers:\n  p: { type: openai, base_url: "http://127.0.0.1:1/v1", unsupported_parameters: ${value} }\n${otherAliases('')}`)).toThrow(/unsupported_parameters must be a list of chat request parameter names/);
   });
 
   it('token counting counts for the target that would serve the request', () => {
