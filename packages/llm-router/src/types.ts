@@ -72,6 +72,14 @@ export interface ProviderConfig {
   readonly settings: Settings;
   /** What this provider's calls cost, unless a target says otherwise; undefined: unknown. */
   readonly price: Price | undefined;
+  /**
+   * Chat request parameters this provider's server refuses although its
+   * protocol has them (`unsupported_parameters`: an OpenAI-compatible server
+   * that answers `reasoning_effort` with a 400). They count as the protocol's
+   * own refusals: a request that needs one skips the target; one that marks it
+   * optional (RouterRequest.optionalParameters) reaches the target without it.
+   */
+  readonly unsupportedParameters: readonly string[];
 }
 
 /** One member of an alias chain. */

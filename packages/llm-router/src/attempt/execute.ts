@@ -25,7 +25,7 @@ import { nextStep } from './next-step.js';
 import { operationOf, type OperationSpec } from './operation.js';
 import { PassTally, type PassKind, type PassSummary } from './pass-summary.js';
 import { ContextFit } from '../context/context-fit.js';
-import { AS_SENT, droppedDetail, targetParameters, type TargetParameters } from './target-parameters.js';
+import { AS_SENT, cannotHonour, droppedDetail, targetParameters, type TargetParameters } from './target-parameters.js';
 import { answerChecks, type AnswerChecks } from './inspect-answer.js';
 import type { SchemaChecker } from './schema-checker.js';
 
@@ -163,9 +163,9 @@ class AttemptRun {
       const provider = snapshot.providers.get(target.provider);
       const adapter = provider === undefined ? undefined : deps.adapters.get(provider.type);
       // Before health: a target that cannot honour the request is no option whatever its state.
-      const parameters = config.kind === 'chat' && adapter !== undefined ? targetParameters(adapter, request) : AS_SENT;
+      const parameters = config.kind === 'chat' && adapter !== undefined ? targetParameters(adapter, provider!, request) : AS_SENT;
       if (parameters.kind === 'refused') {
-        log.add(target, 'skipped', 'unsupported_parameter', 0, { detail: `${provider!.type} cannot honour \`${parameters.param}\`` });
+        log.add(target, 'skipped', 'unsupported_parameter', 0, { detail: cannotHonour(provider!, [parameters.param]) });
         tally.cannotHonour(parameters.param);
         continue;
       }
@@ -195,7 +195,7 @@ class AttemptRun {
     parameters: Exclude<TargetParameters, { kind: 'refused' }>,
   ): Promise<RouterResult | undefined> {
     const { operation, request, alias, config, deps, log, lease, answerChecks } = this.r;
-    const trimmed = parameters.kind === 'trimmed' ? { body: parameters.body, note: droppedDetail(provider.type, parameters.dropped) } : undefined;
+    const trimmed = parameters.kind === 'trimmed' ? { body: parameters.body, note: droppedDetail(provider, parameters.dropped) } : undefined;
     for (let n = 0; ; n++) {
       const outcome: CallOutcome = await callTarget({
         operation,
