@@ -7,9 +7,13 @@
  * final response (where other bridges break multi-turn tool calls).
  */
 import { expect } from 'vitest';
+import type { FakeUpstream } from '@mana/llm-testkit';
 import type { Json } from './harness.js';
 import { specViolations } from './openai-spec.js';
 import { frames } from './sse-frames.js';
+
+/** The chat request a fake got last: what the codec made of the Responses request (the router's dialect). */
+export const lastSent = (fake: FakeUpstream): Json => fake.requests.at(-1)!.body;
 
 /** `value` conforms to the spec's schema `name` (`Response`, `ResponseStreamEvent`, `ErrorResponse`). */
 export function expectConforms(name: string, value: unknown, what: string): void {

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingPort, startFakeOllama, startFakeOpenAI, type FakeBehavior, type FakeUpstream } from '@mana/llm-testkit';
 import { aliasesYaml, deadThenCloud, spawnGateway, type GatewayProcess, type Json } from './harness.js';
-import { eventSequence, expectConsistentStream } from './responses-events.js';
+import { eventSequence, expectConsistentStream, lastSent } from './responses-events.js';
 
 const KEY = 'sk-mana-responses-sdk-e2e-5c7f';
 const WEATHER = {
@@ -58,9 +58,6 @@ afterAll(async () => {
  * (the SDK's types list output item kinds that are no input kinds; these are not among them).
  */
 const asInput = (output: readonly OpenAI.Responses.ResponseOutputItem[]): OpenAI.Responses.ResponseInputItem[] => output as OpenAI.Responses.ResponseInputItem[];
-
-/** The last request a fake got (the router's dialect: a chat request). */
-const lastSent = (fake: FakeUpstream): Json => fake.requests.at(-1)!.body;
 
 describe('openai 6.49.0', () => {
   it('responses.create with a string input: output_text after failover, the alias as model, usage; the second target resolved', async () => {

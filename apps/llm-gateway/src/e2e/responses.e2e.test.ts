@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingPort, startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { aliasesYaml, deadThenCloud, spawnGateway, type GatewayProcess, type Json } from './harness.js';
-import { eventSequence, expectConforms, expectConsistentStream, outputText, responseEvents } from './responses-events.js';
+import { eventSequence, expectConforms, expectConsistentStream, lastSent, outputText, responseEvents } from './responses-events.js';
 import { ADMIN, storedRequest } from './usage-client.js';
 
 const KEY = 'sk-mana-responses-e2e-3e8d';
@@ -96,9 +96,6 @@ async function responseStream(body: Record<string, unknown>): Promise<{ res: Res
   const events = await responseEvents(res);
   return { res, events, final: expectConsistentStream(events) };
 }
-
-/** The chat request the fake got last (the router's dialect: chat completions). */
-const lastSent = (fake: FakeUpstream): Json => fake.requests.at(-1)!.body;
 
 /** A chat message's text, whether the codec wrote a string or text parts. */
 const textOf = (content: Json): string => (typeof content === 'string' ? content : content.map((p: Json) => p.text).join(''));
