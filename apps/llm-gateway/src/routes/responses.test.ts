@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingPort, startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { parseCli } from '../cli.js';
 import { aliasesYaml, type Json } from '../e2e/harness.js';
+import { responsesEvents } from '../e2e/sse-frames.js';
 import { startGateway, type Gateway } from '../gateway.js';
 import { createGatewayServer } from '../server.js';
 
@@ -75,19 +76,6 @@ const call = (body: unknown, init: { method?: string; path?: string; headers?: R
     signal: AbortSignal.timeout(15_000),
   });
 
-/** An SSE body as its events (the `data:` of each frame; its `event:` line must name the data's type). */
-function events(text: string): Json[] {
-  return text
-    .trim()
-    .split('\n\n')
-    .map((frame) => {
-      const [event, data] = frame.split('\n');
-      const value = JSON.parse(data!.slice('data: '.length)) as Json;
-      expect(event).toBe(`event: ${value.type}`);
-      return value;
-    });
-}
-
 describe('POST /v1/responses', () => {
   it('answers a response object after failover, with the shared headers; the upstream got the chat request; the log line says api responses', async () => {
     const res = await call({ model: 'mana/fast-text', input: 'Hi', instructions: 'Be brief.', max_output_tokens: 50 }, { headers: { 'x-request-id': 'resp-1' } });
@@ -123,7 +111,7 @@ describe('POST /v1/responses', () => {
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const text = await res.text();
     expect(text).not.toContain('[DONE]');
-    const all = events(text);
+    const all = responsesEvents(text);
     expect(all.map((e) => e.type)).toEqual([
       'response.created',
       'response.in_progress',
@@ -146,7 +134,7 @@ describe('POST /v1/responses', () => {
   });
 
   it('a stream cut after its first delta ends with response.failed, never response.completed', async () => {
-    const all = events(await (await call({ model: 'mana/cut', input: 'Hi', stream: true })).text());
+    const all = responsesEvents(await (await call({ model: 'mana/cut', input: 'Hi', stream: true })).text());
     expect(all.at(-1)).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { code: 'server_error' } } });
     expect(all.some((e) => e.type === 'response.completed')).toBe(false);
   });
