@@ -58,7 +58,12 @@ export function decodeInput(instructions: string | undefined, input: unknown): J
       case 'reasoning':
         break;
       case 'item_reference':
-        throw new Refusal('response_storage_not_supported', `${param} is an item_reference, but the gateway stores no items to refer to. ${STATELESS_ADVICE}`, param);
+        // The AI SDK's openai.responses() refers to its earlier answers' items unless told `store: false`.
+        throw new Refusal(
+          'response_storage_not_supported',
+          `${param} is an item_reference, but the gateway stores no items to refer to. ${STATELESS_ADVICE} (The AI SDK: providerOptions: { openai: { store: false } }.)`,
+          param,
+        );
       default:
         throw unknownItem(type, param);
     }
