@@ -51,7 +51,7 @@ beforeAll(async () => {
         ['dead/m0', 'cloud/m1'],
       ).replace('  mana/structured:\n', '  mana/structured:\n    fail_over_on: [empty, invalid_json]\n'),
   );
-  const cli = parseCli(['--config', configPath, '--host', '127.0.0.1', '--port', '0', '--usage', 'off'], { MANA_LLM_API_KEYS: KEY });
+  const cli = parseCli(['--config', configPath, '--host', '127.0.0.1', '--port', '0', '--usage', 'off', '--max-body', '256kb'], { MANA_LLM_API_KEYS: KEY });
   if (cli.kind !== 'run') throw new Error('unexpected CLI result');
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Json) });
   gateway = await startGateway(cli.options, { logger, defaultMetrics: false });
@@ -187,6 +187,19 @@ describe('POST /v1/responses', () => {
     const wrongKey = await call({ input: 'x' }, { headers: { authorization: 'Bearer wrong' } });
     expect(wrongKey.status).toBe(401);
     expect(((await wrongKey.json()) as Json).error.code).toBe('invalid_api_key');
+  });
+
+  it("the pipeline's memory bounds hold as on chat: input over --max-body → 413, nesting past 64 → 400, nothing sent upstream", async () => {
+    const before = cloud.requests.length;
+    const huge = await call({ model: 'mana/fast-text', input: 'x'.repeat(300 * 1024) });
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as Json).error.code).toBe('request_too_large');
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100; i++) deep = [deep];
+    const nested = await call({ model: 'mana/fast-text', input: [{ role: 'user', content: [{ type: 'input_text', text: 'x', extra: deep }] }] });
+    expect(nested.status).toBe(400);
+    expect(((await nested.json()) as Json).error.code).toBe('invalid_request');
+    expect(cloud.requests.length).toBe(before);
   });
 
   it("an upstream's refusal of the request is relayed with its status, as chat relays it", async () => {
