@@ -22,6 +22,7 @@ import { isPlainObject } from '../plain-object.js';
 import { modelError, typeName } from '../http/validate-chat.js';
 import type { Decoded, ReadBody } from '../routes/inbound-codec.js';
 import { decodeConversation } from './decode-content.js';
+import { booleanField, numberField } from '../http/body-fields.js';
 import { Refusal, wrongType } from '../http/refusal.js';
 
 /**
@@ -74,22 +75,6 @@ function maxTokens(value: unknown): number {
   if (value === undefined || value === null) throw new Refusal('invalid_request', `'max_tokens' is required: the most tokens the answer may have.`, 'max_tokens');
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_OUTPUT_TOKENS) {
     throw new Refusal('invalid_request', `'max_tokens' must be a whole number from 1 to ${MAX_OUTPUT_TOKENS}, got ${JSON.stringify(value)?.slice(0, 40)}.`, 'max_tokens');
-  }
-  return value;
-}
-
-function booleanField(body: Json, field: string): boolean | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') throw wrongType(`'${field}'`, 'a boolean', value);
-  return value;
-}
-
-function numberField(body: Json, field: string, integer = false): number | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-    throw wrongType(`'${field}'`, integer ? 'a whole number' : 'a number', value);
   }
   return value;
 }

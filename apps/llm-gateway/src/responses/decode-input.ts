@@ -58,7 +58,12 @@ export function decodeInput(instructions: string | undefined, input: unknown): J
       case 'reasoning':
         break;
       case 'item_reference':
-        throw new Refusal('response_storage_not_supported', `${param} is an item_reference, but the gateway stores no items to refer to. ${STATELESS_ADVICE}`, param);
+        // The AI SDK's openai.responses() refers to its earlier answers' items unless told `store: false`.
+        throw new Refusal(
+          'response_storage_not_supported',
+          `${param} is an item_reference, but the gateway stores no items to refer to. ${STATELESS_ADVICE} (The AI SDK: providerOptions: { openai: { store: false } }.)`,
+          param,
+        );
       default:
         throw unknownItem(type, param);
     }
@@ -160,33 +165,37 @@ function imagePart(part: Json, param: string): Json {
   return { type: 'image_url', image_url: detail === undefined || detail === null || detail === 'auto' ? { url } : { url, detail } };
 }
 
-function systemText(content: unknown[], param: string): string {
+/**
+ * The text of `content`'s parts, each read by `read` (its text, or undefined
+ * for a part it does not take, which is refused as not one of `where`), joined by `separator`.
+ */
+function joinedText(content: unknown[], listParam: string, where: string, separator: string, read: (type: string, part: Json, at: string) => string | undefined): string {
   let text = '';
   for (let j = 0; j < content.length; j++) {
-    const at = `${param}.content[${j}]`;
+    const at = `${listParam}[${j}]`;
     const part = content[j] as Json;
     const type = partType(part, at);
-    if (type !== 'input_text') throw unknownPart(type, at, 'system and developer messages (text only)');
-    const piece = textOf(part, at);
-    text = text === '' ? piece : `${text}\n${piece}`;
+    const piece = read(type, part, at);
+    if (piece === undefined) throw unknownPart(type, at, where);
+    text = j === 0 ? piece : `${text}${separator}${piece}`;
   }
   return text;
 }
 
+const inputText = (type: string, part: Json, at: string): string | undefined => (type === 'input_text' ? textOf(part, at) : undefined);
+
+function systemText(content: unknown[], param: string): string {
+  return joinedText(content, `${param}.content`, 'system and developer messages (text only)', '\n', inputText);
+}
+
 /** An earlier assistant turn's text: its output_text (or input_text) parts, and a refusal's text. */
 function assistantText(content: unknown[], param: string): string {
-  let text = '';
-  for (let j = 0; j < content.length; j++) {
-    const at = `${param}.content[${j}]`;
-    const part = content[j] as Json;
-    const type = partType(part, at);
-    if (type === 'output_text' || type === 'input_text') text += textOf(part, at);
-    else if (type === 'refusal') {
-      if (typeof part.refusal !== 'string') throw wrongType(`${at}.refusal`, 'a string', part.refusal);
-      text += part.refusal;
-    } else throw unknownPart(type, at, 'assistant messages');
-  }
-  return text;
+  return joinedText(content, `${param}.content`, 'assistant messages', '', (type, part, at) => {
+    if (type === 'output_text' || type === 'input_text') return textOf(part, at);
+    if (type !== 'refusal') return undefined;
+    if (typeof part.refusal !== 'string') throw wrongType(`${at}.refusal`, 'a string', part.refusal);
+    return part.refusal;
+  });
 }
 
 function nonEmptyString(item: Json, field: string, param: string): string {
@@ -223,17 +232,7 @@ function functionCallOutput(item: Json, param: string, calls: ReadonlySet<string
     );
   }
   const output = item.output;
-  let content: string;
-  if (typeof output === 'string') content = output;
-  else if (Array.isArray(output)) {
-    content = '';
-    for (let j = 0; j < output.length; j++) {
-      const at = `${param}.output[${j}]`;
-      const part = output[j] as Json;
-      const type = partType(part, at);
-      if (type !== 'input_text') throw unknownPart(type, at, 'function call outputs (text only)');
-      content += textOf(part, at);
-    }
-  } else throw wrongType(`${param}.output`, 'a string or an array of input_text parts', output);
+  if (typeof output !== 'string' && !Array.isArray(output)) throw wrongType(`${param}.output`, 'a string or an array of input_text parts', output);
+  const content = typeof output === 'string' ? output : joinedText(output, `${param}.output`, 'function call outputs (text only)', '', inputText);
   return { role: 'tool', tool_call_id: callId, content };
 }

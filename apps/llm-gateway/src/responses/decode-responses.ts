@@ -25,6 +25,7 @@
  */
 import type { ChatRequestBody } from '@mana/llm-router';
 import { MAX_OUTPUT_TOKENS } from '../anthropic/decode-messages.js';
+import { booleanField, numberField, stringField } from '../http/body-fields.js';
 import { Refusal, wrongType } from '../http/refusal.js';
 import { modelError, typeName } from '../http/validate-chat.js';
 import { isPlainObject } from '../plain-object.js';
@@ -65,27 +66,6 @@ export function decodeResponsesRequest(parsed: unknown): Decoded {
     if (!(error instanceof Refusal)) throw error;
     return { ok: false, error: { code: error.code, message: error.message, param: error.param } };
   }
-}
-
-function booleanField(body: Json, field: string): boolean | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') throw wrongType(`'${field}'`, 'a boolean', value);
-  return value;
-}
-
-function stringField(body: Json, field: string): string | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw wrongType(`'${field}'`, 'a string', value);
-  return value;
-}
-
-function numberField(body: Json, field: string): number | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw wrongType(`'${field}'`, 'a number', value);
-  return value;
 }
 
 /** temperature, top_p, max_output_tokens, user, metadata → chat's; returns what the answer repeats of them. */

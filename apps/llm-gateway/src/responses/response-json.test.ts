@@ -6,11 +6,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JsonResult, Usage } from '@mana/llm-router';
 import { specSchema, specViolations } from '../e2e/openai-spec.js';
+import type { Json } from '../e2e/harness.js';
 import type { DecodedRequest } from '../routes/inbound-codec.js';
 import { decodeResponsesRequest } from './decode-responses.js';
 import { responseJson } from './response-json.js';
-
-type Json = Record<string, any>;
 
 function request(body: Json = {}): DecodedRequest {
   const decoded = decodeResponsesRequest({ model: 'mana/fast-text', input: 'hi', ...body });

@@ -12,12 +12,12 @@ import type { StreamResult, Usage } from '@mana/llm-router';
 import { accumulateResponse } from 'openai/lib/responses/ResponseAccumulator';
 import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { specSchema, specViolations } from '../e2e/openai-spec.js';
+import { responsesEvents } from '../e2e/sse-frames.js';
 import { gatewayError } from '../http/errors.js';
+import type { Json } from '../e2e/harness.js';
 import type { DecodedRequest } from '../routes/inbound-codec.js';
 import { decodeResponsesRequest } from './decode-responses.js';
 import { ResponsesStream } from './response-stream.js';
-
-type Json = Record<string, any>;
 
 function request(body: Json): DecodedRequest {
   const decoded = decodeResponsesRequest({ model: 'mana/fast-text', stream: true, ...body });
@@ -31,25 +31,12 @@ function result(usage?: Usage): StreamResult {
 
 const chunk = (delta: Json, finish: string | null = null): string => JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
 
-/** The frames as events; each frame's `event:` line must name its data's type. */
-function parse(text: string): Json[] {
-  return text
-    .trim()
-    .split('\n\n')
-    .map((frame) => {
-      const [event, data] = frame.split('\n');
-      const value = JSON.parse(data!.slice('data: '.length)) as Json;
-      expect(event).toBe(`event: ${value.type}`);
-      return value;
-    });
-}
-
 /** Runs chunks through one encoder to its end (or failure); checks what holds for every stream. */
 function encode(chunks: string[], options: { usage?: Usage; body?: Json; fail?: boolean } = {}) {
   const r = result(options.usage);
   const encoder = new ResponsesStream(r, request({ input: 'hi', ...options.body }));
   const text = chunks.map((c) => encoder.event(c)).join('') + (options.fail ? encoder.failed(gatewayError('stream_interrupted', 'The upstream stream broke.')) : encoder.end(r));
-  const events = parse(text);
+  const events = responsesEvents(text);
   expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
   for (const event of events) expect(specViolations('ResponseStreamEvent', event)).toEqual([]);
   const last = events.at(-1)!;

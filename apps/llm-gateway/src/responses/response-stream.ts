@@ -26,6 +26,7 @@ import type { StreamResult } from '@mana/llm-router';
 import { modelOf } from '../anthropic/message-parts.js';
 import type { GatewayError } from '../http/errors.js';
 import { isPlainObject } from '../plain-object.js';
+import { firstChoice, nonEmpty, toolCallIndex } from '../routes/chat-chunk.js';
 import type { DecodedRequest, StreamEncoder } from '../routes/inbound-codec.js';
 import { ResponseIds } from './response-ids.js';
 import {
@@ -99,9 +100,8 @@ export class ResponsesStream implements StreamEncoder {
 
   event(chunk: string): string {
     let out = this.started ? '' : this.start();
-    const value = JSON.parse(chunk) as Json;
-    const choice: unknown = Array.isArray(value.choices) ? value.choices[0] : undefined;
-    if (!isPlainObject(choice)) return out;
+    const choice = firstChoice(chunk);
+    if (choice === undefined) return out;
     const delta = choice.delta;
     if (isPlainObject(delta)) {
       const text = nonEmpty(delta.content);
@@ -204,7 +204,7 @@ export class ResponsesStream implements StreamEncoder {
    */
   private toolCall(call: Json): string {
     const fn = isPlainObject(call.function) ? call.function : {};
-    const index = typeof call.index === 'number' ? call.index : typeof call.id === 'string' ? this.lastToolIndex + 1 : Math.max(this.lastToolIndex, 0);
+    const index = toolCallIndex(call, this.lastToolIndex);
     let out = '';
     let item = this.calls.get(index);
     if (item === undefined) {
@@ -258,8 +258,4 @@ export class ResponsesStream implements StreamEncoder {
     this.closed[item.index] = text;
     return out + this.frame('response.output_item.done', `"output_index":${item.index},"item":${text}`);
   }
-}
-
-function nonEmpty(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }

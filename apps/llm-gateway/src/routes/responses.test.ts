@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingPort, startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { parseCli } from '../cli.js';
 import { aliasesYaml, type Json } from '../e2e/harness.js';
+import { responsesEvents } from '../e2e/sse-frames.js';
 import { startGateway, type Gateway } from '../gateway.js';
 import { createGatewayServer } from '../server.js';
 
@@ -50,7 +51,7 @@ beforeAll(async () => {
         ['dead/m0', 'cloud/m1'],
       ).replace('  mana/structured:\n', '  mana/structured:\n    fail_over_on: [empty, invalid_json]\n'),
   );
-  const cli = parseCli(['--config', configPath, '--host', '127.0.0.1', '--port', '0', '--usage', 'off'], { MANA_LLM_API_KEYS: KEY });
+  const cli = parseCli(['--config', configPath, '--host', '127.0.0.1', '--port', '0', '--usage', 'off', '--max-body', '256kb'], { MANA_LLM_API_KEYS: KEY });
   if (cli.kind !== 'run') throw new Error('unexpected CLI result');
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Json) });
   gateway = await startGateway(cli.options, { logger, defaultMetrics: false });
@@ -74,19 +75,6 @@ const call = (body: unknown, init: { method?: string; path?: string; headers?: R
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     signal: AbortSignal.timeout(15_000),
   });
-
-/** An SSE body as its events (the `data:` of each frame; its `event:` line must name the data's type). */
-function events(text: string): Json[] {
-  return text
-    .trim()
-    .split('\n\n')
-    .map((frame) => {
-      const [event, data] = frame.split('\n');
-      const value = JSON.parse(data!.slice('data: '.length)) as Json;
-      expect(event).toBe(`event: ${value.type}`);
-      return value;
-    });
-}
 
 describe('POST /v1/responses', () => {
   it('answers a response object after failover, with the shared headers; the upstream got the chat request; the log line says api responses', async () => {
@@ -123,7 +111,7 @@ describe('POST /v1/responses', () => {
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const text = await res.text();
     expect(text).not.toContain('[DONE]');
-    const all = events(text);
+    const all = responsesEvents(text);
     expect(all.map((e) => e.type)).toEqual([
       'response.created',
       'response.in_progress',
@@ -146,7 +134,7 @@ describe('POST /v1/responses', () => {
   });
 
   it('a stream cut after its first delta ends with response.failed, never response.completed', async () => {
-    const all = events(await (await call({ model: 'mana/cut', input: 'Hi', stream: true })).text());
+    const all = responsesEvents(await (await call({ model: 'mana/cut', input: 'Hi', stream: true })).text());
     expect(all.at(-1)).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { code: 'server_error' } } });
     expect(all.some((e) => e.type === 'response.completed')).toBe(false);
   });
@@ -199,6 +187,19 @@ describe('POST /v1/responses', () => {
     const wrongKey = await call({ input: 'x' }, { headers: { authorization: 'Bearer wrong' } });
     expect(wrongKey.status).toBe(401);
     expect(((await wrongKey.json()) as Json).error.code).toBe('invalid_api_key');
+  });
+
+  it("the pipeline's memory bounds hold as on chat: input over --max-body → 413, nesting past 64 → 400, nothing sent upstream", async () => {
+    const before = cloud.requests.length;
+    const huge = await call({ model: 'mana/fast-text', input: 'x'.repeat(300 * 1024) });
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as Json).error.code).toBe('request_too_large');
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100; i++) deep = [deep];
+    const nested = await call({ model: 'mana/fast-text', input: [{ role: 'user', content: [{ type: 'input_text', text: 'x', extra: deep }] }] });
+    expect(nested.status).toBe(400);
+    expect(((await nested.json()) as Json).error.code).toBe('invalid_request');
+    expect(cloud.requests.length).toBe(before);
   });
 
   it("an upstream's refusal of the request is relayed with its status, as chat relays it", async () => {

@@ -7,7 +7,7 @@
  *   size (413), UTF-8, depth, JSON           the client goes  4xx or SSE       usage record, log line
  *
  * What differs between APIs is their codec (inbound-codec.ts:
- * chat-completions.ts, embeddings.ts, messages.ts); what a request learns on its way is its
+ * chat-completions.ts, embeddings.ts, messages.ts, responses.ts); what a request learns on its way is its
  * Exchange (exchange.ts). Thin on purpose: the decisions (which target, when
  * to fail over) live in @mana/llm-router.
  */
