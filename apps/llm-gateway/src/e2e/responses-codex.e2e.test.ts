@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingPort, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { aliasesYaml, deadThenCloud, spawnGateway, type GatewayProcess, type Json } from './harness.js';
-import { expectConsistentStream, lastSent, outputText, responseEvents } from './responses-events.js';
+import { expectConsistentStream, lastSent, outputText } from './responses-events.js';
+import { responsesEvents } from './sse-frames.js';
 
 const KEY = 'sk-mana-responses-codex-e2e-8d04';
 const CODEX = JSON.parse(readFileSync(new URL('./fixtures/codex-responses.json', import.meta.url), 'utf8')) as Json;
@@ -43,7 +44,7 @@ async function codexTurn(body: Json): Promise<Json> {
   });
   if (res.status !== 200) expect.fail(`${res.status} ${await res.text()}`);
   expect(res.headers.get('x-mana-llm-resolved')).toBe('cloud/m1');
-  return expectConsistentStream(await responseEvents(res));
+  return expectConsistentStream(responsesEvents(await res.text()));
 }
 
 /** The names of the functions the upstream was offered. */

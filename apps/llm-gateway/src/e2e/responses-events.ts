@@ -10,7 +10,6 @@ import { expect } from 'vitest';
 import type { FakeUpstream } from '@mana/llm-testkit';
 import type { Json } from './harness.js';
 import { specViolations } from './openai-spec.js';
-import { frames } from './sse-frames.js';
 
 /** The chat request a fake got last: what the codec made of the Responses request (the router's dialect). */
 export const lastSent = (fake: FakeUpstream): Json => fake.requests.at(-1)!.body;
@@ -18,13 +17,6 @@ export const lastSent = (fake: FakeUpstream): Json => fake.requests.at(-1)!.body
 /** `value` conforms to the spec's schema `name` (`Response`, `ResponseStreamEvent`, `ErrorResponse`). */
 export function expectConforms(name: string, value: unknown, what: string): void {
   expect(specViolations(name, value), `${what}: ${JSON.stringify(value).slice(0, 2_000)}`).toEqual([]);
-}
-
-/** A Responses SSE body as its events' data, each frame's `event:` checked to be its data's `type`. */
-export async function responseEvents(res: Response): Promise<Json[]> {
-  const all = await frames(res);
-  for (const frame of all) expect(frame.event).toBe(frame.data.type);
-  return all.map((f) => f.data);
 }
 
 /** The events as `type` or `type output_index` (item events), in order. */

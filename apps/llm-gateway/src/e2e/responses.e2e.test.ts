@@ -12,7 +12,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingPort, startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { aliasesYaml, deadThenCloud, spawnGateway, type GatewayProcess, type Json } from './harness.js';
-import { eventSequence, expectConforms, expectConsistentStream, lastSent, outputText, responseEvents } from './responses-events.js';
+import { eventSequence, expectConforms, expectConsistentStream, lastSent, outputText } from './responses-events.js';
+import { responsesEvents } from './sse-frames.js';
 import { ADMIN, storedRequest } from './usage-client.js';
 
 const KEY = 'sk-mana-responses-e2e-3e8d';
@@ -93,7 +94,7 @@ async function responseStream(body: Record<string, unknown>): Promise<{ res: Res
   const res = await responses({ ...body, stream: true });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-  const events = await responseEvents(res);
+  const events = responsesEvents(await res.text());
   return { res, events, final: expectConsistentStream(events) };
 }
 
@@ -303,7 +304,7 @@ describe('POST /v1/responses, streams', () => {
   it('a stream cut after its first delta ends with response.failed (or error), never response.completed', async () => {
     const res = await responses({ model: 'mana/cut', input: 'Count', stream: true }, { 'x-request-id': 'responses-cut-1' });
     expect(res.status).toBe(200);
-    const events = await responseEvents(res);
+    const events = responsesEvents(await res.text());
     expect(eventSequence(events).slice(0, 5)).toEqual(TEXT_EVENTS(1).slice(0, 5));
     expect(events[4].delta).toBe('one ');
     const last = events.at(-1)!;
