@@ -23,6 +23,29 @@ export function expectConforms(name: string, value: unknown, what: string): void
 export const eventSequence = (events: readonly Json[]): string[] =>
   events.map((e) => (typeof e.output_index === 'number' ? `${e.type} ${e.output_index}` : e.type));
 
+/** OpenAI's event sequence of a response that is one message of `deltas` text deltas, up to its terminal event. */
+export const textEvents = (deltas: number): string[] => [
+  'response.created',
+  'response.in_progress',
+  'response.output_item.added 0',
+  'response.content_part.added 0',
+  ...Array.from({ length: deltas }, () => 'response.output_text.delta 0'),
+  'response.output_text.done 0',
+  'response.content_part.done 0',
+  'response.output_item.done 0',
+];
+
+/** OpenAI's event sequence of a completed response that is one function call, its arguments in one delta. */
+export const FUNCTION_CALL_EVENTS: readonly string[] = [
+  'response.created',
+  'response.in_progress',
+  'response.output_item.added 0',
+  'response.function_call_arguments.delta 0',
+  'response.function_call_arguments.done 0',
+  'response.output_item.done 0',
+  'response.completed',
+];
+
 /** Lifecycle events: they carry the whole response. */
 const LIFECYCLE = new Set(['response.created', 'response.in_progress', 'response.completed', 'response.incomplete', 'response.failed']);
 

@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingPort, startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { aliasesYaml, deadThenCloud, spawnGateway, type GatewayProcess, type Json } from './harness.js';
-import { eventSequence, expectConforms, expectConsistentStream, lastSent, outputText } from './responses-events.js';
+import { eventSequence, expectConforms, expectConsistentStream, FUNCTION_CALL_EVENTS, lastSent, outputText, textEvents } from './responses-events.js';
 import { responsesEvents } from './sse-frames.js';
 import { ADMIN, storedRequest } from './usage-client.js';
 
@@ -107,16 +107,6 @@ function withoutIds(response: Json): Json {
   return { ...rest, output: response.output.map(({ id: _item, ...item }: Json) => item) };
 }
 
-const TEXT_EVENTS = (deltas: number) => [
-  'response.created',
-  'response.in_progress',
-  'response.output_item.added 0',
-  'response.content_part.added 0',
-  ...Array.from({ length: deltas }, () => 'response.output_text.delta 0'),
-  'response.output_text.done 0',
-  'response.content_part.done 0',
-  'response.output_item.done 0',
-];
 
 describe('POST /v1/responses, JSON', () => {
   it("a string input after failover: OpenAI's response object, the alias as model, the upstream's usage, X-Mana-LLM-*", async () => {
@@ -261,7 +251,7 @@ describe('POST /v1/responses, streams', () => {
     const { res, events, final } = await responseStream({ model: 'mana/fast-text', instructions: 'Be brief.', input: 'Say hi' });
     expect(res.headers.get('x-mana-llm-resolved')).toBe('cloud/m1');
     expect(res.headers.get('x-mana-llm-attempts')).toBe('2');
-    expect(eventSequence(events)).toEqual([...TEXT_EVENTS(3), 'response.completed']);
+    expect(eventSequence(events)).toEqual([...textEvents(3), 'response.completed']);
     expect(events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('')).toBe('Hello from m1');
     expect(final).toMatchObject({ status: 'completed', model: 'mana/fast-text', usage: { input_tokens: 21, output_tokens: 4, total_tokens: 25 } });
     expect(lastSent(cloud)).toMatchObject({ model: 'm1', stream: true });
@@ -272,7 +262,7 @@ describe('POST /v1/responses, streams', () => {
   it('text, then two function calls: each item added, its argument deltas, done, in output order', async () => {
     const { events, final } = await responseStream({ model: 'mana/tools', input: 'Weather and time?', tools: [WEATHER, { type: 'function', name: 'get_time', parameters: { type: 'object' } }] });
     expect(eventSequence(events)).toEqual([
-      ...TEXT_EVENTS(2),
+      ...textEvents(2),
       'response.output_item.added 1',
       'response.function_call_arguments.delta 1',
       'response.function_call_arguments.done 1',
@@ -297,7 +287,7 @@ describe('POST /v1/responses, streams', () => {
     expect(cloud.count('early')).toBe(before + 1);
     expect(res.headers.get('x-mana-llm-resolved')).toBe('cloud/m1');
     expect(res.headers.get('x-mana-llm-attempts')).toBe('3');
-    expect(eventSequence(events)).toEqual([...TEXT_EVENTS(3), 'response.completed']);
+    expect(eventSequence(events)).toEqual([...textEvents(3), 'response.completed']);
     expect(outputText(final)).toBe('Hello from m1');
   });
 
@@ -305,7 +295,7 @@ describe('POST /v1/responses, streams', () => {
     const res = await responses({ model: 'mana/cut', input: 'Count', stream: true }, { 'x-request-id': 'responses-cut-1' });
     expect(res.status).toBe(200);
     const events = responsesEvents(await res.text());
-    expect(eventSequence(events).slice(0, 5)).toEqual(TEXT_EVENTS(1).slice(0, 5));
+    expect(eventSequence(events).slice(0, 5)).toEqual(textEvents(1).slice(0, 5));
     expect(events[4].delta).toBe('one ');
     const last = events.at(-1)!;
     expect(['response.failed', 'error']).toContain(last.type);
@@ -339,22 +329,14 @@ describe.each([
     expect(res.headers.get('x-mana-llm-resolved')).toBe(target);
     expect(outputText(json)).toBe('Hello there');
     const { events, final } = await responseStream({ model: alias, input: 'Say hi' });
-    expect(eventSequence(events)).toEqual([...TEXT_EVENTS(2), 'response.completed']);
+    expect(eventSequence(events)).toEqual([...textEvents(2), 'response.completed']);
     expect(withoutIds(final)).toEqual(withoutIds(json));
   });
 
   it('a function call, streamed: one function_call item, its arguments, the call id of the final response', async () => {
     fake().on(model, { kind: 'answer', toolCalls: [{ id: 'call_one', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] });
     const { events, final } = await responseStream({ model: alias, input: 'Weather in Oslo?', tools: [WEATHER] });
-    expect(eventSequence(events)).toEqual([
-      'response.created',
-      'response.in_progress',
-      'response.output_item.added 0',
-      'response.function_call_arguments.delta 0',
-      'response.function_call_arguments.done 0',
-      'response.output_item.done 0',
-      'response.completed',
-    ]);
+    expect(eventSequence(events)).toEqual(FUNCTION_CALL_EVENTS);
     expect(final.output).toEqual([{ type: 'function_call', id: expect.any(String), call_id: expect.stringMatching(/^call_/), name: 'get_weather', arguments: '{"city":"Oslo"}', status: 'completed' }]);
     expect(JSON.parse(events[3].delta)).toEqual({ city: 'Oslo' });
   });
