@@ -11,7 +11,7 @@ type Json = Record<string, unknown>;
 export function booleanField(body: Json, field: string): boolean | undefined {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') throw wrongType(`'${field}'`, 'a boolean', value);
+  if (typeof value !== 'boolean') throw wrongType(field, 'a boolean', value);
   return value;
 }
 
@@ -20,7 +20,7 @@ export function numberField(body: Json, field: string, integer = false): number 
   const value = body[field];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-    throw wrongType(`'${field}'`, integer ? 'a whole number' : 'a number', value);
+    throw wrongType(field, integer ? 'a whole number' : 'a number', value);
   }
   return value;
 }
@@ -28,6 +28,6 @@ export function numberField(body: Json, field: string, integer = false): number 
 export function stringField(body: Json, field: string): string | undefined {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw wrongType(`'${field}'`, 'a string', value);
+  if (typeof value !== 'string') throw wrongType(field, 'a string', value);
   return value;
 }

@@ -20,5 +20,5 @@ export class Refusal extends Error {
 
 /** `param` is not of the JSON type `wanted` describes (`a string`, `an array of blocks`). */
 export function wrongType(param: string, wanted: string, value: unknown): Refusal {
-  return new Refusal('invalid_type', `${param} must be ${wanted}, got ${typeName(value)}.`, param);
+  return new Refusal('invalid_type', `'${param}' must be ${wanted}, got ${typeName(value)}.`, param);
 }

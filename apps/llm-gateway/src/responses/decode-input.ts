@@ -36,7 +36,7 @@ export function decodeInput(instructions: string | undefined, input: unknown): J
     out.push({ role: 'user', content: input });
     return out;
   }
-  if (!Array.isArray(input)) throw wrongType("'input'", 'a string or an array of input items', input);
+  if (!Array.isArray(input)) throw wrongType('input', 'a string or an array of input items', input);
   if (input.length === 0) throw new Refusal('empty_input', `'input' must contain at least one item.`, 'input');
   // The call_ids of the function_call items so far: a function_call_output must answer one of them.
   const calls = new Set<string>();

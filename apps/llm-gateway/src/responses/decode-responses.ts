@@ -93,7 +93,7 @@ function sampling(body: Json, chat: ChatRequestBody): Json {
 /** `metadata`: string values only, as the spec's Metadata (the answer repeats it). */
 function metadataOf(value: unknown): Json {
   if (value === undefined || value === null) return {};
-  if (!isPlainObject(value)) throw wrongType("'metadata'", 'an object of strings', value);
+  if (!isPlainObject(value)) throw wrongType('metadata', 'an object of strings', value);
   for (const key in value) {
     if (typeof value[key] !== 'string') throw wrongType(`metadata.${key.slice(0, 64)}`, 'a string', value[key]);
   }
@@ -103,7 +103,7 @@ function metadataOf(value: unknown): Json {
 /** `text.format` → response_format; `text.verbosity` → verbosity (optional). Returns the answer's `text`. */
 function textFormat(text: unknown, chat: ChatRequestBody, optional: string[]): Json {
   if (text === undefined || text === null) return { format: { type: 'text' } };
-  if (!isPlainObject(text)) throw wrongType("'text'", 'an object', text);
+  if (!isPlainObject(text)) throw wrongType('text', 'an object', text);
   const echo: Json = { format: format(text.format, chat) };
   const verbosity = text.verbosity;
   if (verbosity !== undefined && verbosity !== null) {
@@ -146,7 +146,7 @@ function format(value: unknown, chat: ChatRequestBody): Json {
 /** `reasoning.effort` → reasoning_effort, optional; returns the answer's `reasoning` (null when none was asked for). */
 function reasoning(value: unknown, chat: ChatRequestBody, optional: string[]): Json | null {
   if (value === undefined || value === null) return null;
-  if (!isPlainObject(value)) throw wrongType("'reasoning'", 'an object', value);
+  if (!isPlainObject(value)) throw wrongType('reasoning', 'an object', value);
   const effort = value.effort;
   if (effort !== undefined && effort !== null) {
     if (typeof effort !== 'string' || !EFFORTS.has(effort)) throw new Refusal('invalid_request', `reasoning.effort must be one of ${[...EFFORTS].join(', ')}.`, 'reasoning.effort');
@@ -165,7 +165,7 @@ function refuseLogprobs(body: Json): void {
   }
   const include = body.include;
   if (include === undefined || include === null) return;
-  if (!Array.isArray(include) || !include.every((v) => typeof v === 'string')) throw wrongType("'include'", 'an array of strings', include);
+  if (!Array.isArray(include) || !include.every((v) => typeof v === 'string')) throw wrongType('include', 'an array of strings', include);
   if (include.includes('message.output_text.logprobs')) {
     throw new Refusal('unsupported_request', `include 'message.output_text.logprobs' is not translated for chat targets: leave it out.`, 'include');
   }

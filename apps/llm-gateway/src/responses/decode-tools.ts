@@ -25,14 +25,14 @@ export function decodeTools(body: Json, chat: ChatRequestBody): Json {
   const echoed: Json[] = [];
   const list = body.tools;
   if (list !== undefined && list !== null) {
-    if (!Array.isArray(list)) throw wrongType("'tools'", 'an array', list);
+    if (!Array.isArray(list)) throw wrongType('tools', 'an array', list);
     const tools: Json[] = [];
     for (let i = 0; i < list.length; i++) tools.push(functionTool(list[i], i, echoed));
     if (tools.length > 0) chat.tools = tools;
   }
   const choice = toolChoice(body.tool_choice, chat);
   const parallel = body.parallel_tool_calls;
-  if (parallel !== undefined && parallel !== null && typeof parallel !== 'boolean') throw wrongType("'parallel_tool_calls'", 'a boolean', parallel);
+  if (parallel !== undefined && parallel !== null && typeof parallel !== 'boolean') throw wrongType('parallel_tool_calls', 'a boolean', parallel);
   if (typeof parallel === 'boolean' && chat.tools !== undefined) chat.parallel_tool_calls = parallel;
   return { tools: echoed, tool_choice: choice, parallel_tool_calls: parallel ?? true };
 }
@@ -73,7 +73,7 @@ function toolChoice(choice: unknown, chat: ChatRequestBody): unknown {
   if (typeof choice === 'string') {
     throw new Refusal('invalid_request', `tool_choice must be 'auto', 'none', 'required' or {type: 'function', name}.`, 'tool_choice');
   }
-  if (!isPlainObject(choice)) throw wrongType("'tool_choice'", "a string or an object", choice);
+  if (!isPlainObject(choice)) throw wrongType('tool_choice', "a string or an object", choice);
   if (choice.type !== 'function') {
     if (choice.type === 'allowed_tools') {
       throw new Refusal('unsupported_request', `tool_choice 'allowed_tools' is not translated: offer only the allowed tools in 'tools' instead.`, 'tool_choice.type');
