@@ -26,7 +26,9 @@ let gw: GatewayProcess;
 beforeAll(async () => {
   cloud = await startFakeOpenAI();
   cloud.on('m1', { kind: 'answer', content: 'The command printed hello.', chunks: 2 });
-  const config = deadThenCloud(await refusingPort(), cloud.baseUrl) + aliasesYaml({}, ['dead/m0', 'cloud/m1']);
+  // The model asks for a sub-agent: a call to a namespace's function, by the flat name it was offered under.
+  cloud.on('m2', { kind: 'answer', chunks: 2, toolCalls: [{ id: 'call_spawn', function: { name: 'multi_agent_v1__spawn_agent', arguments: '{"message":"look"}' } }] });
+  const config = deadThenCloud(await refusingPort(), cloud.baseUrl) + aliasesYaml({ 'mana/sub-agents': ['dead/m0', 'cloud/m2'] }, ['dead/m0', 'cloud/m1']);
   gw = await spawnGateway({ config, env: { MANA_LLM_API_KEYS: KEY } });
 }, 60_000);
 
@@ -43,7 +45,7 @@ async function codexTurn(body: Json): Promise<Json> {
     signal: AbortSignal.timeout(15_000),
   });
   if (res.status !== 200) expect.fail(`${res.status} ${await res.text()}`);
-  expect(res.headers.get('x-mana-llm-resolved')).toBe('cloud/m1');
+  expect(res.headers.get('x-mana-llm-resolved')).toBe(body.model === 'mana/sub-agents' ? 'cloud/m2' : 'cloud/m1');
   return expectConsistentStream(responsesEvents(await res.text()));
 }
 
@@ -55,7 +57,22 @@ describe("Codex's Responses requests", () => {
     const final = await codexTurn(CODEX);
     expect(outputText(final)).toBe('The command printed hello.');
     expect(offered()).toEqual(expect.arrayContaining(['exec_command', 'view_image', 'get_goal']));
-    for (const fn of ['close_agent', 'spawn_agent']) expect(offered().some((name) => name.includes(fn)), `${fn} offered`).toBe(true);
+    // A namespace's functions go upstream as <namespace>__<name>: chat's tool list is flat.
+    expect(offered()).toEqual(expect.arrayContaining(['multi_agent_v1__close_agent', 'multi_agent_v1__spawn_agent']));
+    expect(final.tools).toContainEqual(expect.objectContaining({ type: 'namespace', name: 'multi_agent_v1' }));
+  });
+
+  it("a call to a namespace's function comes back under its own name and namespace, and goes upstream again by the flat name", async () => {
+    const final = await codexTurn({ ...CODEX, model: 'mana/sub-agents' });
+    const call = final.output.find((item: Json) => item.type === 'function_call');
+    expect(call).toMatchObject({ name: 'spawn_agent', namespace: 'multi_agent_v1', call_id: 'call_spawn', arguments: '{"message":"look"}' });
+    // The next turn, as Codex sends it: the call it got and its output.
+    const output = { type: 'function_call_output', call_id: 'call_spawn', output: 'agent started' };
+    await codexTurn({ ...CODEX, input: [...CODEX.input, { type: 'function_call', call_id: call.call_id, name: call.name, namespace: call.namespace, arguments: call.arguments }, output] });
+    expect(lastSent(cloud).messages.slice(-2)).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_spawn', type: 'function', function: { name: 'multi_agent_v1__spawn_agent', arguments: '{"message":"look"}' } }] },
+      { role: 'tool', tool_call_id: 'call_spawn', content: 'agent started' },
+    ]);
   });
 
   it("the turn without the sub-agent tools ([agents] enabled = false): the conversation and Codex's function tools as chat's, nothing of the Responses dialect", async () => {

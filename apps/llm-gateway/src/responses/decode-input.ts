@@ -25,6 +25,7 @@
 import { isPlainObject } from '../plain-object.js';
 import { Refusal, wrongType } from '../http/refusal.js';
 import { STATELESS_ADVICE } from './stateless.js';
+import { flatToolName } from './tool-namespaces.js';
 
 type Json = Record<string, unknown>;
 
@@ -210,8 +211,12 @@ function functionCall(item: Json, param: string, calls: Set<string>, out: Json[]
   const name = nonEmptyString(item, 'name', param);
   const args = item.arguments;
   if (typeof args !== 'string') throw wrongType(`${param}.arguments`, 'a string (the arguments as JSON text)', args);
+  const namespace = item.namespace;
+  if (namespace !== undefined && namespace !== null && typeof namespace !== 'string') throw wrongType(`${param}.namespace`, 'a string', namespace);
   calls.add(callId);
-  const call = { id: callId, type: 'function', function: { name, arguments: args } };
+  // A call to a namespace's function goes upstream under the name the tool was offered by (tool-namespaces.ts).
+  const upstreamName = typeof namespace === 'string' && namespace !== '' ? flatToolName(namespace, name) : name;
+  const call = { id: callId, type: 'function', function: { name: upstreamName, arguments: args } };
   const last = out.at(-1);
   if (last !== undefined && last.role === 'assistant') {
     if (Array.isArray(last.tool_calls)) last.tool_calls.push(call);

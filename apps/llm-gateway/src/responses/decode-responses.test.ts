@@ -199,6 +199,27 @@ describe('decodeResponsesRequest: parameters', () => {
     expect(ok({ input: 'x', tools: [{ type: 'function', name: 'f' }], tool_choice: choice }).chat.tool_choice).toBe(choice);
   });
 
+  it("a namespace's functions go to chat as <namespace>__<name>; the answer repeats the namespace; an earlier call with a namespace goes by the flat name", () => {
+    const decoded = ok({
+      input: [
+        { role: 'user', content: 'go' },
+        { type: 'function_call', call_id: 'c1', name: 'spawn', namespace: 'agents', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'ok' },
+      ],
+      tools: [{ type: 'function', name: 'run' }, { type: 'namespace', name: 'agents', description: 'Sub-agents.', tools: [{ type: 'function', name: 'spawn', parameters: { type: 'object' } }] }],
+    });
+    expect(decoded.chat.tools).toEqual([
+      { type: 'function', function: { name: 'run' } },
+      { type: 'function', function: { name: 'agents__spawn', parameters: { type: 'object' } } },
+    ]);
+    expect(decoded.chat.messages[1]).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'c1', function: { name: 'agents__spawn' } }] });
+    expect(decoded.toolNames?.get('agents__spawn')).toEqual({ name: 'spawn', namespace: 'agents' });
+    expect(decoded.echo?.tools).toEqual([
+      { type: 'function', name: 'run', description: null, parameters: null, strict: null },
+      { type: 'namespace', name: 'agents', description: 'Sub-agents.', tools: [{ type: 'function', name: 'spawn', description: null, parameters: { type: 'object' }, strict: null }] },
+    ]);
+  });
+
   it('parallel_tool_calls without tools is not sent (OpenAI refuses it there)', () => {
     expect(ok({ input: 'x', parallel_tool_calls: false }).chat).not.toHaveProperty('parallel_tool_calls');
   });
@@ -253,6 +274,10 @@ describe('decodeResponsesRequest: parameters', () => {
     ['an unknown verbosity', { input: 'x', text: { verbosity: 'loud' } }, 'invalid_request', 'text.verbosity'],
     ['top_logprobs', { input: 'x', top_logprobs: 3 }, 'unsupported_request', 'top_logprobs'],
     ['logprobs in include', { input: 'x', include: ['message.output_text.logprobs'] }, 'unsupported_request', 'include'],
+    ['a namespace without tools', { input: 'x', tools: [{ type: 'namespace', name: 'ns', tools: [] }] }, 'invalid_type', 'tools[0].tools'],
+    ['a custom tool in a namespace', { input: 'x', tools: [{ type: 'namespace', name: 'ns', tools: [{ type: 'custom', name: 'c' }] }] }, 'unsupported_tool', 'tools[0].tools[0].type'],
+    ['a namespace function whose flat name is too long', { input: 'x', tools: [{ type: 'namespace', name: 'n'.repeat(40), tools: [{ type: 'function', name: 'f'.repeat(30) }] }] }, 'invalid_request', 'tools[0].tools[0].name'],
+    ['a function named like a namespace function', { input: 'x', tools: [{ type: 'function', name: 'ns__f' }, { type: 'namespace', name: 'ns', tools: [{ type: 'function', name: 'f' }] }] }, 'invalid_request', 'tools'],
   ])('%s → 400 %s naming %s', (_case, body, code, param) => {
     expect(refused(body)).toMatchObject({ code, param });
   });

@@ -53,15 +53,16 @@ export function decodeResponsesRequest(parsed: unknown): Decoded {
     // `stream` always set: the adapter then has nothing to add to the body (no copy of it).
     const chat: ChatRequestBody = { messages: decodeInput(instructions, parsed.input), stream };
     const optional: string[] = [];
+    const tools = decodeTools(parsed, chat);
     const echo: Json = {
       instructions: instructions ?? null,
       ...sampling(parsed, chat),
       text: textFormat(parsed.text, chat, optional),
       reasoning: reasoning(parsed.reasoning, chat, optional),
-      ...decodeTools(parsed, chat),
+      ...tools.echo,
     };
     refuseLogprobs(parsed);
-    return { ok: true, body: chat, model, stream, optionalParameters: optional.length === 0 ? undefined : optional, echo };
+    return { ok: true, body: chat, model, stream, optionalParameters: optional.length === 0 ? undefined : optional, echo, toolNames: tools.toolNames };
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     return { ok: false, error: { code: error.code, message: error.message, param: error.param } };

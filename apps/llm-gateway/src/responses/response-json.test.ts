@@ -53,6 +53,28 @@ describe('responseJson', () => {
     expect(r).not.toHaveProperty('store');
   });
 
+  it("a call to a namespace's function (offered upstream as <namespace>__<name>) is named as the client declared it, with its namespace; other calls keep their name", () => {
+    const tools = [{ type: 'function', name: 'run' }, { type: 'namespace', name: 'agents', description: 'Sub-agents.', tools: [{ type: 'function', name: 'spawn' }] }];
+    const r = encode(
+      {
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'agents__spawn', arguments: '{}' } },
+          { id: 'call_2', type: 'function', function: { name: 'run', arguments: '{}' } },
+        ],
+      },
+      'tool_calls',
+      undefined,
+      { tools },
+    );
+    expect(r.output).toMatchObject([
+      { type: 'function_call', call_id: 'call_1', name: 'spawn', namespace: 'agents' },
+      { type: 'function_call', call_id: 'call_2', name: 'run' },
+    ]);
+    expect(r.output[1]).not.toHaveProperty('namespace');
+    expect(r.tools[1]).toMatchObject({ type: 'namespace', name: 'agents' });
+  });
+
   it("tool calls: function_call items with the upstream's call ids, after the text", () => {
     const r = encode(
       {

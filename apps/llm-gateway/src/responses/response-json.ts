@@ -19,6 +19,7 @@ import { isPlainObject } from '../plain-object.js';
 import type { DecodedRequest } from '../routes/inbound-codec.js';
 import { ResponseIds } from './response-ids.js';
 import { echoText, functionCallItem, incompleteReason, messageItem, nowSeconds, outputTextPart, refusalPart, responseText, usageText, type ItemStatus } from './response-object.js';
+import { calledTool } from './tool-namespaces.js';
 
 type Json = Record<string, unknown>;
 
@@ -47,7 +48,8 @@ export function responseJson(result: JsonResult, request: DecodedRequest): strin
     const fn = call.function as Json;
     const args = typeof fn.arguments === 'string' ? fn.arguments : '';
     argumentsText += args;
-    items.push(functionCallItem(ids.functionCall(index), statusOf(index), ids.callId(call.id, index), typeof fn.name === 'string' ? fn.name : '', args));
+    const tool = calledTool(typeof fn.name === 'string' ? fn.name : '', request.toolNames);
+    items.push(functionCallItem(ids.functionCall(index), statusOf(index), ids.callId(call.id, index), tool, args));
   }
   return responseText({
     id: ids.response,

@@ -72,8 +72,9 @@ export function messageItem(id: string, status: ItemStatus, parts: readonly stri
   return `{"id":"${id}","type":"message","status":"${status}","role":"assistant","content":[${parts.join(',')}]}`;
 }
 
-export function functionCallItem(id: string, status: ItemStatus, callId: string, name: string, args: string): string {
-  return `{"id":"${id}","type":"function_call","status":"${status}","call_id":${JSON.stringify(callId)},"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args)}}`;
+export function functionCallItem(id: string, status: ItemStatus, callId: string, tool: { readonly name: string; readonly namespace?: string }, args: string): string {
+  const namespace = tool.namespace === undefined ? '' : `,"namespace":${JSON.stringify(tool.namespace)}`;
+  return `{"id":"${id}","type":"function_call","status":"${status}","call_id":${JSON.stringify(callId)},"name":${JSON.stringify(tool.name)}${namespace},"arguments":${JSON.stringify(args)}}`;
 }
 
 /**

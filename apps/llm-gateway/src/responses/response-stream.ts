@@ -42,6 +42,7 @@ import {
   type ItemStatus,
   type ResponseFields,
 } from './response-object.js';
+import { calledTool } from './tool-namespaces.js';
 
 type Json = Record<string, unknown>;
 
@@ -235,7 +236,7 @@ export class ResponsesStream implements StreamEncoder {
   }
 
   private itemText(item: MessageItem | CallItem, status: ItemStatus): string {
-    if (item.kind === 'function_call') return functionCallItem(item.id, status, item.callId, item.name, item.args);
+    if (item.kind === 'function_call') return functionCallItem(item.id, status, item.callId, calledTool(item.name, this.request.toolNames), item.args);
     const parts = item.part === undefined ? item.parts : [...item.parts, PARTS[item.part.kind].part(JSON.stringify(item.part.text))];
     return messageItem(item.id, status, parts);
   }
@@ -251,7 +252,7 @@ export class ResponsesStream implements StreamEncoder {
       item.closed = true;
       out += this.frame(
         'response.function_call_arguments.done',
-        `"item_id":"${item.id}","output_index":${item.index},"name":${JSON.stringify(item.name)},"arguments":${JSON.stringify(item.args)}`,
+        `"item_id":"${item.id}","output_index":${item.index},"name":${JSON.stringify(calledTool(item.name, this.request.toolNames).name)},"arguments":${JSON.stringify(item.args)}`,
       );
     }
     const text = this.itemText(item, status);
