@@ -2,7 +2,7 @@
 // @portkey-ai/gateway 1.15.2, all against the same fast loopback fake upstream,
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
-//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,usage,shared,dashboard,floor,latency,throughput,failover,memory]
+//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,responses,usage,shared,dashboard,floor,latency,throughput,failover,memory]
 //                      [--out=DIR] [--log-level=info] [--no-auth] [--baseline=CHECKOUT]
 //
 // --baseline: another checkout of this repository, built (e.g. the commit before a change): its gateway
@@ -15,7 +15,8 @@
 // of such runs say so in their notes.
 //
 // Sections: latency (sequential, interleaved rounds; chat and embeddings; `messages` adds Anthropic's
-// /v1/messages on our gateway, the same prompt and upstream as its chat completions), throughput (separate
+// /v1/messages and `responses` OpenAI's /v1/responses on our gateway, the same prompt and upstream as its
+// chat completions: lib/chat-apis.mjs), throughput (separate
 // load process), failover cost, memory with 1,000 open streams. `shared` adds our gateway with
 // MANA_LLM_DATABASE_URL (a throwaway PostgreSQL) to the latency rounds: what shared mode costs a request;
 // `dashboard` adds it with the operator dashboard open and polling in a headless Chromium.
@@ -24,6 +25,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { OTHER_APIS } from './lib/chat-apis.mjs';
 import { createClient } from './lib/http-client.mjs';
 import { runLoad } from './lib/run-load.mjs';
 import { usageEventsDropped } from './lib/gateway-metrics.mjs';
@@ -125,9 +127,9 @@ async function main() {
       stops.push(ours.stop);
       clients.push(createClient({ name: 'ours', url: ours.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
       log(`our gateway on ${ours.url} (pid ${ours.pid})`);
-      if (!skip.has('messages')) {
-        // The same gateway through POST /v1/messages (Anthropic's clients): what the translation costs over chat completions.
-        clients.push(createClient({ name: 'ours_messages', url: ours.url, model: 'mana/fast-text', headers: { 'x-api-key': CLIENT_KEY, 'anthropic-version': '2023-06-01' }, api: 'messages' }));
+      for (const api of OTHER_APIS.filter((a) => !skip.has(a.name))) {
+        // The same gateway through another API (Anthropic's Messages, OpenAI's Responses): what its translation costs over chat completions.
+        clients.push(createClient({ name: api.client, url: ours.url, model: 'mana/fast-text', headers: api.auth(CLIENT_KEY), api: api.name }));
       }
       if (!skip.has('usage')) {
         // The same gateway with usage recording off: what recording costs, paired round by round.
@@ -201,15 +203,15 @@ async function main() {
         streamLastByte: addedLatency(streamed, 'direct', 'total'),
         embeddings: addedLatency(embedded, 'direct', 'total'),
       };
-      if (results.latency.nonStream.ours_messages) {
+      for (const api of OTHER_APIS.filter((a) => results.latency.nonStream[a.client])) {
         // Paired per round against chat completions on the same gateway.
-        results.messages = {
-          nonStreamAddedMs: addedLatency(plain, 'ours', 'total').ours_messages.added,
-          streamFirstByteAddedMs: addedLatency(streamed, 'ours', 'ttfb').ours_messages.added,
-          streamLastByteAddedMs: addedLatency(streamed, 'ours', 'total').ours_messages.added,
+        const m = {
+          nonStreamAddedMs: addedLatency(plain, 'ours', 'total')[api.client].added,
+          streamFirstByteAddedMs: addedLatency(streamed, 'ours', 'ttfb')[api.client].added,
+          streamLastByteAddedMs: addedLatency(streamed, 'ours', 'total')[api.client].added,
         };
-        const m = results.messages;
-        const line = `/v1/messages vs /v1/chat/completions on the same gateway, sequential: median added ${m.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ${m.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte, ${m.streamLastByteAddedMs.median.toFixed(3)} ms last byte (paired per round)`;
+        results[api.name] = m;
+        const line = `${api.path} vs /v1/chat/completions on the same gateway, sequential: median added ${m.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ${m.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte, ${m.streamLastByteAddedMs.median.toFixed(3)} ms last byte (paired per round)`;
         results.notes.push(line);
         log(line);
       }

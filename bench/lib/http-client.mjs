@@ -3,18 +3,12 @@
 // "added latency" differences.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-
-/** The routes a client's `chat()` can send its one request to: OpenAI's chat completions or Anthropic's Messages. */
-const CHAT_APIS = {
-  chat_completions: { path: '/v1/chat/completions', extra: {}, streamEnd: 'data: [DONE]' },
-  // Anthropic's Messages needs max_tokens; the answer is the same fake completion, translated.
-  messages: { path: '/v1/messages', extra: { max_tokens: 64 }, streamEnd: 'event: message_stop' },
-};
+import { CHAT_APIS } from './chat-apis.mjs';
 
 /**
  * A target the benchmark talks to: a base URL, the headers its routing needs,
- * the model name to send and the API its `chat()` speaks (`chat_completions`
- * or `messages`, the same prompt either way).
+ * the model name to send and the API its `chat()` speaks (a key of CHAT_APIS:
+ * `chat_completions`, `messages` or `responses`, the same prompt each time).
  */
 export function createClient({ name, url, headers = {}, model, embeddingModel = model, maxSockets = 1, api = 'chat_completions' }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
@@ -24,9 +18,7 @@ export function createClient({ name, url, headers = {}, model, embeddingModel = 
   function body(stream) {
     let buffer = bodies.get(stream);
     if (!buffer) {
-      buffer = Buffer.from(
-        JSON.stringify({ model, ...route.extra, stream, messages: [{ role: 'user', content: 'Say hello.' }] }),
-      );
+      buffer = Buffer.from(JSON.stringify(route.body(model, stream)));
       bodies.set(stream, buffer);
     }
     return buffer;
@@ -51,9 +43,7 @@ export function createClient({ name, url, headers = {}, model, embeddingModel = 
      * to the last byte (ms), response headers, and the body text when asked.
      */
     chat({ stream = false, keepBody = false, modelOverride, signal } = {}) {
-      const payload = modelOverride
-        ? Buffer.from(JSON.stringify({ model: modelOverride, ...route.extra, stream, messages: [{ role: 'user', content: 'Say hello.' }] }))
-        : body(stream);
+      const payload = modelOverride ? Buffer.from(JSON.stringify(route.body(modelOverride, stream))) : body(stream);
       return send({ agent, hostname, port, headers, payload, signal, path: route.path, keepBody });
     },
   };

@@ -14,8 +14,8 @@ const BLOCK_WARMUP = 5; // unmeasured requests at the start of each block (cache
  */
 export async function interleavedRounds(allClients, { rounds, perRound, warmup, stream, embeddings = false }) {
   const expectOk = embeddings ? expectVectors : expectCompletion;
-  // Embeddings have no Messages counterpart: the Messages client sits those rounds out.
-  const clients = embeddings ? allClients.filter((c) => c.api !== 'messages') : allClients;
+  // Embeddings have no Messages or Responses counterpart: those clients sit these rounds out.
+  const clients = embeddings ? allClients.filter((c) => c.api === 'chat_completions') : allClients;
   for (const client of clients) {
     for (let i = 0; i < warmup; i += 1) await expectOk(client, stream);
   }

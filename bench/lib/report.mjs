@@ -1,5 +1,7 @@
 // Turns a results object into the target verdicts, the terminal table and the
 // Markdown file. Every figure printed comes from results (latest.json).
+import { OTHER_APIS } from './chat-apis.mjs';
+
 const NEAR_IDLE_MB = 30; // "back near idle": within 30 MB of the idle RSS
 
 const ms = (value, digits = 3) => (Number.isFinite(value) ? `${value.toFixed(digits)} ms` : '–');
@@ -82,18 +84,20 @@ export function evaluateTargets(results) {
     mem ? mb(mem.idleMb + NEAR_IDLE_MB) : '–',
     mem ? mem.afterMb <= mem.idleMb + NEAR_IDLE_MB : undefined,
   );
-  const messages = results.messages;
-  for (const [label, figure] of [
-    ['non-streaming', messages?.nonStreamAddedMs?.median],
-    ['streaming first byte', messages?.streamFirstByteAddedMs?.median],
-  ]) {
-    add(
-      `Messages API (/v1/messages) vs chat completions: median added latency, sequential, ${label}`,
-      '≤ 0.05 ms (the translation)',
-      ms(figure),
-      '0.050 ms',
-      have(figure) ? figure <= 0.05 : undefined,
-    );
+  for (const api of OTHER_APIS) {
+    const figures = results[api.name];
+    for (const [label, figure] of [
+      ['non-streaming', figures?.nonStreamAddedMs?.median],
+      ['streaming first byte', figures?.streamFirstByteAddedMs?.median],
+    ]) {
+      add(
+        `${api.label} (${api.path}) vs chat completions: median added latency, sequential, ${label}`,
+        '≤ 0.05 ms (the translation)',
+        ms(figure),
+        '0.050 ms',
+        have(figure) ? figure <= 0.05 : undefined,
+      );
+    }
   }
   const shared = results.sharedMode?.nonStreamAddedMs?.median;
   add(
@@ -143,17 +147,17 @@ function latencyTable(lat) {
   return lines.join('\n');
 }
 
-/** Our gateway through /v1/messages next to its chat completions: each one's added latency over direct calls, and the paired difference. */
-function messagesTable(lat, m) {
+/** Our gateway through another API (/v1/messages, /v1/responses) next to its chat completions: each one's added latency over direct calls, and the paired difference. */
+function otherApiTable(lat, api, m) {
   const rows = [
     ['non-streaming (last byte)', lat.nonStream, m.nonStreamAddedMs],
     ['streaming, first byte', lat.streamFirstByte, m.streamFirstByteAddedMs],
     ['streaming, last byte', lat.streamLastByte, m.streamLastByteAddedMs],
   ];
   return [
-    '| sequential, ms (median / p99 of per-round medians) | ours, chat completions, added | ours, /v1/messages, added | /v1/messages − chat completions (paired per round) |',
+    `| sequential, ms (median / p99 of per-round medians) | ours, chat completions, added | ours, ${api.path}, added | ${api.path} − chat completions (paired per round) |`,
     '|---|---|---|---|',
-    ...rows.map(([label, figures, difference]) => `| ${label} | ${pair(figures.ours?.added)} | ${pair(figures.ours_messages?.added)} | ${pair(difference)} |`),
+    ...rows.map(([label, figures, difference]) => `| ${label} | ${pair(figures.ours?.added)} | ${pair(figures[api.client]?.added)} | ${pair(difference)} |`),
   ].join('\n');
 }
 
@@ -242,7 +246,7 @@ export function renderMarkdown(results) {
     '',
   ];
   if (results.latency) parts.push(latencyTable(results.latency), '');
-  if (results.latency && results.messages) parts.push(messagesTable(results.latency, results.messages), '');
+  for (const api of OTHER_APIS) if (results.latency && results[api.name]) parts.push(otherApiTable(results.latency, api, results[api.name]), '');
   if (results.throughput) parts.push(throughputTable(results.throughput, results.sizes.rate), '');
   if (results.failover) parts.push(failoverTable(results.failover), '');
   if (results.memory) parts.push(memoryTable(results.memory), '');

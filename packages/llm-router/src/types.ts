@@ -72,6 +72,14 @@ export interface ProviderConfig {
   readonly settings: Settings;
   /** What this provider's calls cost, unless a target says otherwise; undefined: unknown. */
   readonly price: Price | undefined;
+  /**
+   * Chat request parameters this provider's server refuses although its
+   * protocol has them (`unsupported_parameters`: an OpenAI-compatible server
+   * that answers `reasoning_effort` with a 400). They count as the protocol's
+   * own refusals: a request that needs one skips the target; one that marks it
+   * optional (RouterRequest.optionalParameters) reaches the target without it.
+   */
+  readonly unsupportedParameters: readonly string[];
 }
 
 /** One member of an alias chain. */
@@ -249,6 +257,15 @@ export interface RouterRequest {
   readonly requestId?: string;
   /** The client's `anthropic-beta` header: sent on to `anthropic` targets as it came, ignored by other protocols. */
   readonly anthropicBeta?: string | undefined;
+  /**
+   * Chat body parameters that are hints, not requirements: a target whose
+   * protocol cannot honour one gets the request without it (the attempt's
+   * `detail` says so) instead of being skipped. A Responses request's
+   * `reasoning_effort` is one (Codex sends it by default, and an answer
+   * without the effort asked for is still the answer). Without this, every
+   * parameter a protocol cannot honour skips the target.
+   */
+  readonly optionalParameters?: readonly string[] | undefined;
 }
 
 export type AttemptOutcome = 'ok' | 'skipped' | 'failed' | 'rejected' | 'aborted';
@@ -289,6 +306,8 @@ export interface Usage {
   total_tokens: number;
   /** Of the prompt tokens, those served from the upstream's cache (`prompt_tokens_details.cached_tokens`), when reported. */
   cached_tokens?: number;
+  /** Of the completion tokens, those the model spent reasoning (`completion_tokens_details.reasoning_tokens`), when reported. */
+  reasoning_tokens?: number;
 }
 
 /**

@@ -119,6 +119,7 @@ export function providerView(name: string, raw: unknown, loaded: ProviderConfig 
     ...(own.headers === undefined ? {} : { headers: redactHeaders(own.headers) }),
     ...(own.settings === undefined ? {} : { settings: own.settings }),
     ...(own.price === undefined ? {} : { price: own.price }),
+    ...(own.unsupported_parameters === undefined ? {} : { unsupported_parameters: own.unsupported_parameters }),
     used_by: usedBy,
   };
 }

@@ -16,7 +16,7 @@
  * answer a `tool_use` of the message right before it, as Anthropic requires.
  */
 import { isPlainObject } from '../plain-object.js';
-import { Refusal, wrongType } from './refusal.js';
+import { Refusal, wrongType } from '../http/refusal.js';
 
 type Json = Record<string, unknown>;
 

@@ -22,7 +22,8 @@ import { isPlainObject } from '../plain-object.js';
 import { modelError, typeName } from '../http/validate-chat.js';
 import type { Decoded, ReadBody } from '../routes/inbound-codec.js';
 import { decodeConversation } from './decode-content.js';
-import { Refusal, wrongType } from './refusal.js';
+import { booleanField, numberField } from '../http/body-fields.js';
+import { Refusal, wrongType } from '../http/refusal.js';
 
 /**
  * The largest `max_tokens` taken: no model answers with more (the largest
@@ -78,22 +79,6 @@ function maxTokens(value: unknown): number {
   return value;
 }
 
-function booleanField(body: Json, field: string): boolean | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') throw wrongType(`'${field}'`, 'a boolean', value);
-  return value;
-}
-
-function numberField(body: Json, field: string, integer = false): number | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-    throw wrongType(`'${field}'`, integer ? 'a whole number' : 'a number', value);
-  }
-  return value;
-}
-
 /** temperature, top_p, top_k, stop_sequences → stop, metadata.user_id → user; `thinking` is only checked for its shape. */
 function sampling(body: Json, chat: ChatRequestBody): void {
   const temperature = numberField(body, 'temperature');
@@ -104,30 +89,30 @@ function sampling(body: Json, chat: ChatRequestBody): void {
   if (topK !== undefined) chat.top_k = topK;
   const stop = body.stop_sequences;
   if (stop !== undefined && stop !== null) {
-    if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string')) throw wrongType("'stop_sequences'", 'an array of strings', stop);
+    if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string')) throw wrongType('stop_sequences', 'an array of strings', stop);
     if (stop.length > 0) chat.stop = stop;
   }
   const metadata = body.metadata;
   if (metadata !== undefined && metadata !== null) {
-    if (!isPlainObject(metadata)) throw wrongType("'metadata'", 'an object', metadata);
+    if (!isPlainObject(metadata)) throw wrongType('metadata', 'an object', metadata);
     const user = metadata.user_id;
     if (user !== undefined && user !== null && typeof user !== 'string') throw wrongType('metadata.user_id', 'a string', user);
     if (typeof user === 'string' && user !== '') chat.user = user;
   }
   const thinking = body.thinking;
-  if (thinking !== undefined && thinking !== null && !isPlainObject(thinking)) throw wrongType("'thinking'", 'an object', thinking);
+  if (thinking !== undefined && thinking !== null && !isPlainObject(thinking)) throw wrongType('thinking', 'an object', thinking);
 }
 
 /** tools → function tools; tool_choice → OpenAI's. Server tools (typed `web_search_…`, `bash_…`) have no OpenAI form. */
 function tools(body: Json, chat: ChatRequestBody): void {
   const list = body.tools;
   if (list !== undefined && list !== null) {
-    if (!Array.isArray(list)) throw wrongType("'tools'", 'an array', list);
+    if (!Array.isArray(list)) throw wrongType('tools', 'an array', list);
     if (list.length > 0) chat.tools = list.map(functionTool);
   }
   const choice = body.tool_choice;
   if (choice === undefined || choice === null) return;
-  if (!isPlainObject(choice)) throw wrongType("'tool_choice'", 'an object', choice);
+  if (!isPlainObject(choice)) throw wrongType('tool_choice', 'an object', choice);
   switch (choice.type) {
     case 'auto':
       chat.tool_choice = 'auto';

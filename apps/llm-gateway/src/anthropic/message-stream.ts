@@ -21,6 +21,7 @@
 import { estimatePromptTokens, estimateTokens, type ChatRequestBody, type StreamResult } from '@mana/llm-router';
 import type { GatewayError } from '../http/errors.js';
 import { isPlainObject } from '../plain-object.js';
+import { firstChoice, nonEmpty, toolCallIndex } from '../routes/chat-chunk.js';
 import type { DecodedRequest, StreamEncoder } from '../routes/inbound-codec.js';
 import { anthropicErrorEvent } from './anthropic-errors.js';
 import { messageId, modelOf, stopOf, usageJson } from './message-parts.js';
@@ -53,9 +54,8 @@ export class AnthropicStream implements StreamEncoder {
 
   event(chunk: string): string {
     let out = this.started ? '' : this.start();
-    const value = JSON.parse(chunk) as Json;
-    const choice: unknown = Array.isArray(value.choices) ? value.choices[0] : undefined;
-    if (!isPlainObject(choice)) return out;
+    const choice = firstChoice(chunk);
+    if (choice === undefined) return out;
     const delta = choice.delta;
     if (isPlainObject(delta)) {
       const text = nonEmpty(delta.content) ?? nonEmpty(delta.refusal);
@@ -118,7 +118,7 @@ export class AnthropicStream implements StreamEncoder {
    */
   private toolCall(call: Json): string {
     const fn = isPlainObject(call.function) ? call.function : {};
-    const index = typeof call.index === 'number' ? call.index : typeof call.id === 'string' ? this.lastToolIndex + 1 : Math.max(this.lastToolIndex, 0);
+    const index = toolCallIndex(call, this.lastToolIndex);
     let out = '';
     let block = this.toolBlocks.get(index);
     if (block === undefined) {
@@ -157,8 +157,4 @@ export class AnthropicStream implements StreamEncoder {
   private delta(index: number, delta: string): string {
     return frame('content_block_delta', `{"type":"content_block_delta","index":${index},"delta":${delta}}`);
   }
-}
-
-function nonEmpty(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }

@@ -8,10 +8,10 @@
  * as clients: messages-sdk.e2e.test.ts.
  */
 import { readFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimatePromptTokens, type ChatRequestBody } from '@mana/llm-router';
 import { refusingPort, startFakeOllama, startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
+import { postInPieces } from './body-in-pieces.js';
 import { aliasesYaml, deadThenCloud, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 import { frames, sequence } from './sse-frames.js';
 
@@ -341,26 +341,13 @@ describe('bad input: an Anthropic-shaped 4xx naming what is wrong', () => {
   });
 
   it('100 MB of blocks: 413 request_too_large under the body limit chat has, the rest never read', async () => {
-    const block = JSON.stringify({ type: 'text', text: 'z'.repeat(1024 * 1024 - 40) });
-    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY } }, (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
-      req.on('error', (e) => (answered ? undefined : reject(e)));
-      let answered = false;
-      req.on('response', () => (answered = true));
-      req.write('{"max_tokens": 5, "messages": [{"role": "user", "content": [');
-      let sent = 0;
-      const more = (): void => {
-        while (!answered && sent < 100 && !req.destroyed) {
-          sent++;
-          if (!req.write(`${sent > 1 ? ',' : ''}${block}`)) return void req.once('drain', more);
-        }
-        if (!answered) req.end(']}]}');
-      };
-      more();
+    const { status, body } = await postInPieces({
+      url: `${gw.url}/v1/messages`,
+      headers: { 'x-api-key': KEY },
+      head: '{"max_tokens": 5, "messages": [{"role": "user", "content": [',
+      item: JSON.stringify({ type: 'text', text: 'z'.repeat(1024 * 1024 - 40) }),
+      count: 100,
+      tail: ']}]}',
     });
     expect(status).toBe(413);
     expect(JSON.parse(body)).toMatchObject({ type: 'error', error: { type: 'request_too_large', code: 'request_too_large' } });

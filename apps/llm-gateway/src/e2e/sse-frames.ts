@@ -1,6 +1,7 @@
 /**
- * Anthropic's SSE as the e2e suites read it: each frame's `event:` line and
- * its parsed `data:`, checked to be exactly those two lines.
+ * Named-event SSE (Anthropic's, OpenAI Responses') as the tests read it: each
+ * frame's `event:` line and its parsed `data:`, checked to be exactly those
+ * two lines.
  */
 import { expect } from 'vitest';
 import type { Json } from './harness.js';
@@ -12,7 +13,11 @@ export interface Frame {
 
 /** An SSE body as its frames: each `event:` line with its parsed `data:`. */
 export async function frames(res: Response): Promise<Frame[]> {
-  const text = await res.text();
+  return framesOf(await res.text());
+}
+
+/** The frames of an SSE body's text. */
+export function framesOf(text: string): Frame[] {
   return text
     .split('\n\n')
     .filter((f) => f.trim() !== '')
@@ -27,3 +32,11 @@ export async function frames(res: Response): Promise<Frame[]> {
 
 /** The frames as `event` or `event index` (content block events), in order. */
 export const sequence = (all: readonly Frame[]): string[] => all.map((f) => (typeof f.data.index === 'number' ? `${f.event} ${f.data.index}` : f.event));
+
+/** A Responses stream's events (the frames' data), each frame's `event:` checked to name its data's `type`. */
+export function responsesEvents(text: string): Json[] {
+  return framesOf(text).map((f) => {
+    expect(f.event).toBe(f.data.type);
+    return f.data;
+  });
+}

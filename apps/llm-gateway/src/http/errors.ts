@@ -65,6 +65,12 @@ export const GATEWAY_ERRORS = {
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   unsupported_parameter: { status: 400, type: 'invalid_request_error' },
   unsupported_request: { status: 400, type: 'invalid_request_error' },
+  // The Responses API is served stateless (routes/responses.ts): what needs a stored response is refused by name.
+  unsupported_tool: { status: 400, type: 'invalid_request_error' },
+  previous_response_not_supported: { status: 400, type: 'invalid_request_error' },
+  conversation_not_supported: { status: 400, type: 'invalid_request_error' },
+  background_not_supported: { status: 400, type: 'invalid_request_error' },
+  response_storage_not_supported: { status: 400, type: 'invalid_request_error' },
   client_closed_request: { status: 499, type: 'invalid_request_error' },
   internal_error: { status: 500, type: 'api_error' },
   upstream_failed: { status: 502, type: 'api_error' },

@@ -1,5 +1,5 @@
 /**
- * The record of one routed request (chat completion, embeddings, messages), and what becomes of it when the
+ * The record of one routed request (chat completion, embeddings, messages, responses), and what becomes of it when the
  * request ends: one metrics update and one log line. What routing did comes in
  * one piece, the router's outcome; nothing here recounts or re-derives it.
  */

@@ -19,11 +19,12 @@ import { MESSAGES } from './messages.js';
 import { handleMetrics } from './metrics.js';
 import { handleModel, handleModels } from './models.js';
 import { handleHealthz, handleReadyz } from './probes.js';
+import { handleStoredResponse, RESPONSES } from './responses.js';
 import { handleRouted } from './routed-pipeline.js';
 import type { InboundCodec } from './inbound-codec.js';
 
 /**
- * A route through the router (chat completions, embeddings, messages): it counts and logs every request itself, refusals included.
+ * A route through the router (chat completions, embeddings, messages, responses): it counts and logs every request itself, refusals included.
  */
 export function routed(codec: InboundCodec): Omit<Route, 'path'> {
   return {
@@ -38,6 +39,12 @@ export function routed(codec: InboundCodec): Omit<Route, 'path'> {
 const chatCompletions = routed(CHAT_COMPLETIONS);
 const embeddings = routed(EMBEDDINGS);
 const messages = routed(MESSAGES);
+const responses = routed(RESPONSES);
+const storedResponse: Omit<Route, 'path'> = {
+  method: ['GET', 'DELETE', 'POST'],
+  auth: 'api_key',
+  handler: (ctx, _req, res, requestId) => handleStoredResponse(ctx, res, requestId),
+};
 
 export const GATEWAY_ROUTES: readonly Route[] = [
   // The hot path first (declaration order only matters for the Allow header).
@@ -46,6 +53,11 @@ export const GATEWAY_ROUTES: readonly Route[] = [
   { path: '/v1/embeddings', ...embeddings },
   { path: '/embeddings', ...embeddings },
   { path: '/v1/messages', ...messages },
+  { path: '/v1/responses', ...responses },
+  { path: '/responses', ...responses },
+  // Stateless: every path under a response id (input_items, cancel) says so, whatever the method asks.
+  { path: '/v1/responses/:id', ...storedResponse },
+  { path: '/responses/:id', ...storedResponse },
   {
     method: 'POST',
     path: '/v1/messages/count_tokens',

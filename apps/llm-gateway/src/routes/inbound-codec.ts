@@ -21,16 +21,27 @@ import type { GatewayError, GatewayErrorCode } from '../http/errors.js';
 import type { JsonBody } from '../http/read-json-body.js';
 import type { RelayedBody } from '../http/upstream-error-body.js';
 import type { Validation } from '../http/validate-chat.js';
+import type { ClientToolName } from '../responses/tool-namespaces.js';
 import type { InboundApi } from './inbound-api.js';
 
 /**
  * A decoded request body: the router's body, the model asked for and whether
  * to stream, or the 400 to answer. When `body` is the parsed value itself
  * (nothing translated or dropped), the client's text goes upstream as written.
- * A codec of another dialect than the router's also keeps the client's own
- * request (`source`), for a target that speaks that dialect.
+ * A codec of another dialect than the router's may also keep the client's own
+ * request (`source`), for a target that speaks that dialect; name the body's
+ * parameters that are hints (`optionalParameters`, RouterRequest's); and keep
+ * what its encoders repeat of the request (`echo`: a Responses answer states
+ * the request's instructions, tools and sampling), and the client's names of
+ * tools it renamed to fit chat's flat tool list (`toolNames`: chat name → the
+ * client's name and namespace, responses/tool-namespaces.ts).
  */
-export type Decoded = Validation<RouterRequest['body'], GatewayErrorCode> & { readonly source?: SourceRequest | undefined };
+export type Decoded = Validation<RouterRequest['body'], GatewayErrorCode> & {
+  readonly source?: SourceRequest | undefined;
+  readonly optionalParameters?: readonly string[] | undefined;
+  readonly echo?: Readonly<Record<string, unknown>> | undefined;
+  readonly toolNames?: ReadonlyMap<string, ClientToolName> | undefined;
+};
 
 /** A request that decoded: what the encoders may need of it (the model the client named, its body). */
 export type DecodedRequest = Extract<Decoded, { ok: true }>;

@@ -7,7 +7,7 @@
  *   size (413), UTF-8, depth, JSON           the client goes  4xx or SSE       usage record, log line
  *
  * What differs between APIs is their codec (inbound-codec.ts:
- * chat-completions.ts, embeddings.ts, messages.ts); what a request learns on its way is its
+ * chat-completions.ts, embeddings.ts, messages.ts, responses.ts); what a request learns on its way is its
  * Exchange (exchange.ts). Thin on purpose: the decisions (which target, when
  * to fail over) live in @mana/llm-router.
  */
@@ -88,6 +88,7 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
       // The client's text goes upstream with only `model` replaced, when the decoded body is exactly its parse.
       bodyText: body.scan.model !== undefined && decoded.body === body.value ? { text: body.text, modelStart: body.scan.model.start, modelEnd: body.scan.model.end } : undefined,
       source: decoded.source,
+      optionalParameters: decoded.optionalParameters,
       stream: decoded.stream,
       priority: ex.priority,
       signal: abort,

@@ -29,10 +29,13 @@ export function usageOf(usage: unknown): Usage | undefined {
   return checkedUsage({ prompt: input + read + written, completion: usage.output_tokens, cached: read });
 }
 
-/** OpenAI's usage object (`prompt_tokens_details.cached_tokens` beside the counts) for a Usage. */
+/** OpenAI's usage object (`prompt_tokens_details.cached_tokens`, `completion_tokens_details.reasoning_tokens` beside the counts) for a Usage. */
 export function openAIUsage(usage: Usage): Record<string, unknown> {
-  const { cached_tokens: cached, ...counts } = usage;
-  return cached === undefined ? counts : { ...counts, prompt_tokens_details: { cached_tokens: cached } };
+  const { cached_tokens: cached, reasoning_tokens: reasoning, ...counts } = usage;
+  const out: Record<string, unknown> = counts;
+  if (cached !== undefined) out.prompt_tokens_details = { cached_tokens: cached };
+  if (reasoning !== undefined) out.completion_tokens_details = { reasoning_tokens: reasoning };
+  return out;
 }
 
 /** An Anthropic tool_use block → an OpenAI tool call; `args` defaults to its `input` as a JSON string. */

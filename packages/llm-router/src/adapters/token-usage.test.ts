@@ -21,6 +21,11 @@ describe('token counts from upstreams', () => {
       expect(toUsage({ ...good, total_tokens: value }), `total ${String(value)}`).toBeUndefined();
       expect(toUsage({ ...good, prompt_tokens_details: { cached_tokens: value } }), `cached ${String(value)}`).toBeUndefined();
     }
+    const reasoning = { ...good, completion_tokens_details: { reasoning_tokens: 2 } };
+    expect(toUsage(reasoning)).toEqual({ prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, cached_tokens: 4, reasoning_tokens: 2 });
+    for (const value of IMPLAUSIBLE) {
+      expect(toUsage({ ...good, completion_tokens_details: { reasoning_tokens: value } }), `reasoning ${String(value)}`).toBeUndefined();
+    }
     // Not reported is not implausible: the total is then the sum, and cached is left out.
     expect(toUsage({ prompt_tokens: 2, completion_tokens: 1, total_tokens: null, prompt_tokens_details: { cached_tokens: null } })).toEqual({
       prompt_tokens: 2,

@@ -28,6 +28,7 @@ export interface ReportedCounts {
   /** Absent: prompt + completion. */
   readonly total?: unknown;
   readonly cached?: unknown;
+  readonly reasoning?: unknown;
 }
 
 /** The usage those counts describe; undefined (unknown) when prompt or completion is missing or any count is implausible. */
@@ -37,21 +38,31 @@ export function checkedUsage(counts: ReportedCounts): Usage | undefined {
   if (prompt === undefined || completion === undefined) return undefined;
   const total = reported(counts.total) ? tokenCount(counts.total) : prompt + completion;
   if (total === undefined) return undefined;
-  if (!reported(counts.cached)) return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
-  const cached = tokenCount(counts.cached);
-  if (cached === undefined) return undefined;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total, cached_tokens: cached };
+  const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
+  if (reported(counts.cached)) {
+    const cached = tokenCount(counts.cached);
+    if (cached === undefined) return undefined;
+    usage.cached_tokens = cached;
+  }
+  if (reported(counts.reasoning)) {
+    const reasoning = tokenCount(counts.reasoning);
+    if (reasoning === undefined) return undefined;
+    usage.reasoning_tokens = reasoning;
+  }
+  return usage;
 }
 
 /** OpenAI `usage` (chat answers and stream chunks); undefined when absent or not plausible counts. */
 export function toUsage(value: unknown): Usage | undefined {
   if (!isPlainObject(value)) return undefined;
   const details = value.prompt_tokens_details;
+  const completionDetails = value.completion_tokens_details;
   return checkedUsage({
     prompt: value.prompt_tokens,
     completion: value.completion_tokens,
     total: value.total_tokens,
     cached: isPlainObject(details) ? details.cached_tokens : undefined,
+    reasoning: isPlainObject(completionDetails) ? completionDetails.reasoning_tokens : undefined,
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Adapter, AdapterCall, HttpFailure } from '../adapters/adapter.js';
 import { abortedError } from '../errors.js';
-import type { AliasConfig, ProviderConfig, ResultBase, RouterRequest, RouterResult, StreamResult, TargetConfig, Usage } from '../types.js';
+import type { AliasConfig, ChatRequestBody, ProviderConfig, ResultBase, RouterRequest, RouterResult, StreamResult, TargetConfig, Usage } from '../types.js';
 import type { AttemptLog } from './attempt-log.js';
 import type { AttemptReason } from './attempt-reasons.js';
 import { classifyFailure, type Decision, type Failure } from './classify-error.js';
@@ -27,6 +27,12 @@ export interface TargetCall {
   readonly requestLease: Lease;
   /** What makes a 200 answer fail over (the alias's `fail_over_on`), worked out once per request. */
   readonly answerChecks: AnswerChecks;
+  /**
+   * The request's body without the optional parameters this target cannot
+   * honour (target-parameters.ts), and the note its attempt carries; undefined:
+   * the request's own body (and text) goes.
+   */
+  readonly trimmed?: { readonly body: ChatRequestBody; readonly note: string } | undefined;
 }
 
 /**
@@ -45,8 +51,9 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
   const call: AdapterCall<RouterRequest['body']> = {
     provider: c.provider,
     target: c.target,
-    body: c.request.body,
-    bodyText: c.request.bodyText,
+    body: c.trimmed?.body ?? c.request.body,
+    // The client's text says what its body holds, not what the trimmed one does.
+    bodyText: c.trimmed === undefined ? c.request.bodyText : undefined,
     signal: timer,
     firstByte: timer,
     anthropicBeta: c.request.anthropicBeta,
@@ -164,7 +171,7 @@ function settle(
   res: { readonly status: number; readonly headers: Readonly<Record<string, string>> },
   detail?: string,
 ): ResultBase {
-  c.log.add(c.target, outcome, reason, c.deps.now() - started, { status: res.status, detail });
+  c.log.add(c.target, outcome, reason, c.deps.now() - started, { status: res.status, detail: withNote(detail, c) });
   return { outcome: c.log.outcome(c.target.id), headers: res.headers };
 }
 
@@ -189,8 +196,15 @@ function recordAttempt(c: TargetCall, d: Decision, started: number, usage?: Usag
   if (d.providerFailure) c.deps.health.reportFailure(c.provider.name, d.reason, c.target.settings);
   if (d.probeProvider) c.deps.probe(c.provider);
   if (d.coolDownUntil !== undefined) c.deps.health.coolDown(c.target.id, d.coolDownUntil, d.reason);
-  c.log.add(c.target, d.reachedNetwork ? 'failed' : 'skipped', d.reason, c.deps.now() - started, { status: d.status, detail: d.detail, usage });
+  c.log.add(c.target, d.reachedNetwork ? 'failed' : 'skipped', d.reason, c.deps.now() - started, { status: d.status, detail: withNote(d.detail, c), usage });
   return { kind: 'failed', decision: d };
+}
+
+/** An attempt's detail, with the note of the optional parameters its target got the request without. */
+function withNote(detail: string | undefined, c: TargetCall): string | undefined {
+  const note = c.trimmed?.note;
+  if (note === undefined) return detail;
+  return detail === undefined ? note : `${detail}; ${note}`;
 }
 
 /** An upstream error body is relayed verbatim, except that our own credentials never leave the process. */

@@ -25,6 +25,7 @@ import { nextStep } from './next-step.js';
 import { operationOf, type OperationSpec } from './operation.js';
 import { PassTally, type PassKind, type PassSummary } from './pass-summary.js';
 import { ContextFit } from '../context/context-fit.js';
+import { AS_SENT, cannotHonour, droppedDetail, targetParameters, type TargetParameters } from './target-parameters.js';
 import { answerChecks, type AnswerChecks } from './inspect-answer.js';
 import type { SchemaChecker } from './schema-checker.js';
 
@@ -162,10 +163,10 @@ class AttemptRun {
       const provider = snapshot.providers.get(target.provider);
       const adapter = provider === undefined ? undefined : deps.adapters.get(provider.type);
       // Before health: a target that cannot honour the request is no option whatever its state.
-      const param = config.kind === 'chat' ? adapter?.unsupportedParameter(request.body as ChatRequestBody, request.source) : undefined;
-      if (param !== undefined) {
-        log.add(target, 'skipped', 'unsupported_parameter', 0, { detail: `${provider!.type} cannot honour \`${param}\`` });
-        tally.cannotHonour(param);
+      const parameters = config.kind === 'chat' && adapter !== undefined ? targetParameters(adapter, provider!, request) : AS_SENT;
+      if (parameters.kind === 'refused') {
+        log.add(target, 'skipped', 'unsupported_parameter', 0, { detail: cannotHonour(provider!, [parameters.param]) });
+        tally.cannotHonour(parameters.param);
         continue;
       }
       const check = deps.health.check(target, provider);
@@ -179,15 +180,22 @@ class AttemptRun {
         tally.unusable();
         continue;
       }
-      const result = await this.tryTarget(target, provider, adapter, tally);
+      const result = await this.tryTarget(target, provider, adapter, tally, parameters);
       if (result !== undefined) return { kind: 'answered', result };
     }
     return { kind: 'exhausted', summary: tally.done() };
   }
 
   /** One target, with its configured retries. Undefined: failed (counted in `tally`), try the next target. */
-  private async tryTarget(target: TargetConfig, provider: ProviderConfig, adapter: Adapter, tally: PassTally): Promise<RouterResult | undefined> {
+  private async tryTarget(
+    target: TargetConfig,
+    provider: ProviderConfig,
+    adapter: Adapter,
+    tally: PassTally,
+    parameters: Exclude<TargetParameters, { kind: 'refused' }>,
+  ): Promise<RouterResult | undefined> {
     const { operation, request, alias, config, deps, log, lease, answerChecks } = this.r;
+    const trimmed = parameters.kind === 'trimmed' ? { body: parameters.body, note: droppedDetail(provider, parameters.dropped) } : undefined;
     for (let n = 0; ; n++) {
       const outcome: CallOutcome = await callTarget({
         operation,
@@ -195,6 +203,7 @@ class AttemptRun {
         provider,
         target,
         request,
+        trimmed,
         alias,
         config,
         deps,

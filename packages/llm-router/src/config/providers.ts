@@ -81,6 +81,7 @@ function buildProvider(
     secrets: credentialValues(apiKey, headers, secretHeaders),
     settings,
     price: readPrice(reader, raw.price, [...path, 'price'], what),
+    unsupportedParameters: readParameterNames(reader, raw.unsupported_parameters, [...path, 'unsupported_parameters'], what),
   });
   rememberApiKeyVariables(provider, key?.variables ?? []);
   return provider;
@@ -115,4 +116,20 @@ function readBaseUrl(reader: ConfigReader, value: unknown, path: readonly string
   url.pathname = url.pathname.replace(/\/+$/, '');
   const normalized = url.href;
   return url.search === '' && normalized.endsWith('/') ? normalized.slice(0, -1) : normalized;
+}
+
+/** A chat request parameter's name, as OpenAI writes them (`reasoning_effort`, `top_logprobs`). */
+const PARAMETER_NAME = /^[a-z][a-z0-9_]*$/;
+
+/** `unsupported_parameters`: a list of chat request parameter names. */
+function readParameterNames(reader: ConfigReader, value: unknown, path: readonly string[], what: string): readonly string[] {
+  if (value === undefined || value === null) return Object.freeze([]);
+  const wanted = `${what} unsupported_parameters must be a list of chat request parameter names (e.g. [reasoning_effort])`;
+  if (!Array.isArray(value)) reader.fail(path, wanted);
+  return Object.freeze(
+    value.map((entry, index) => {
+      if (typeof entry !== 'string' || !PARAMETER_NAME.test(entry) || entry === 'messages' || entry === 'model') return reader.fail([...path, index], wanted);
+      return entry;
+    }),
+  );
 }

@@ -19,6 +19,7 @@ export const PROVIDER_KEYS = [
   'secret_headers',
   'settings',
   'price',
+  'unsupported_parameters',
 ] as const;
 
 export const ALIAS_KEYS = [

@@ -1,5 +1,6 @@
 import type { Adapter } from '../adapters/adapter.js';
 import { kindMismatch } from '../attempt/execute.js';
+import { targetParameters } from '../attempt/target-parameters.js';
 import { resolveModel } from '../config/alias-registry.js';
 import type { HealthCheck } from '../health/health-cache.js';
 import type { ChatRequestBody, ConfigSnapshot, ProviderConfig, ProviderType, RouterRequest, TargetConfig } from '../types.js';
@@ -47,6 +48,6 @@ export function countTokens(snapshot: ConfigSnapshot, request: RouterRequest, de
 function usable(snapshot: ConfigSnapshot, target: TargetConfig, request: RouterRequest, deps: CountDeps): boolean {
   const provider = snapshot.providers.get(target.provider);
   const adapter = provider === undefined ? undefined : deps.adapters.get(provider.type);
-  if (adapter === undefined || adapter.unsupportedParameter(request.body as ChatRequestBody, request.source) !== undefined) return false;
+  if (adapter === undefined || targetParameters(adapter, provider!, request).kind === 'refused') return false;
   return deps.health.check(target, provider).ok;
 }

@@ -1,0 +1,138 @@
+/**
+ * A Responses request's tools → chat's, and what the answer repeats of them:
+ *
+ *   tools: function {name, description, parameters, strict}
+ *                           → {type: function, function: {name, description, parameters, strict}}
+ *   namespace {name, description, tools: [function …]}
+ *                           → each function as `<namespace>__<name>` (tool-namespaces.ts)
+ *   tools of any other type (web_search, file_search, computer_use, code_interpreter,
+ *   mcp, image_generation, local_shell, custom, …): tools OpenAI runs on its side or
+ *   that have no chat form → 400 unsupported_tool naming the type
+ *   tool_choice: auto / none / required → the same; {type: function, name} → chat's
+ *                named function; a built-in tool's type → unsupported_tool
+ *   parallel_tool_calls     → the same, beside tools only (OpenAI refuses it without any)
+ *
+ * `strict` goes upstream only when the client set it: Responses defaults it to
+ * true, chat to false, and a schema strict mode refuses (optional properties)
+ * must still work as it does on chat.
+ */
+import type { ChatRequestBody } from '@mana/llm-router';
+import { isPlainObject } from '../plain-object.js';
+import { Refusal, wrongType } from '../http/refusal.js';
+import { CHAT_TOOL_NAME, flatToolName, type ClientToolName } from './tool-namespaces.js';
+
+type Json = Record<string, unknown>;
+
+export interface DecodedTools {
+  /** What the answer repeats: `tools`, `tool_choice`, `parallel_tool_calls`. */
+  readonly echo: Json;
+  /** Chat names of the functions of namespaces → the client's names (undefined without namespaces). */
+  readonly toolNames: ReadonlyMap<string, ClientToolName> | undefined;
+}
+
+/** Sets chat's tools, tool_choice and parallel_tool_calls. */
+export function decodeTools(body: Json, chat: ChatRequestBody): DecodedTools {
+  const echoed: Json[] = [];
+  const tools: Json[] = [];
+  const toolNames = new Map<string, ClientToolName>();
+  const list = body.tools;
+  if (list !== undefined && list !== null) {
+    if (!Array.isArray(list)) throw wrongType('tools', 'an array', list);
+    for (let i = 0; i < list.length; i++) {
+      const tool: unknown = list[i];
+      if (isPlainObject(tool) && tool.type === 'namespace') echoed.push(namespaceTool(tool, `tools[${i}]`, tools, toolNames));
+      else {
+        const fn = functionTool(tool, `tools[${i}]`);
+        tools.push(fn.chat);
+        echoed.push(fn.echo);
+      }
+    }
+    if (tools.length > 0) chat.tools = tools;
+    refuseDuplicateNames(tools);
+  }
+  const choice = toolChoice(body.tool_choice, chat);
+  const parallel = body.parallel_tool_calls;
+  if (parallel !== undefined && parallel !== null && typeof parallel !== 'boolean') throw wrongType('parallel_tool_calls', 'a boolean', parallel);
+  if (typeof parallel === 'boolean' && chat.tools !== undefined) chat.parallel_tool_calls = parallel;
+  return { echo: { tools: echoed, tool_choice: choice, parallel_tool_calls: parallel ?? true }, toolNames: toolNames.size === 0 ? undefined : toolNames };
+}
+
+/** A namespace's functions → chat tools under their flat names; returns the namespace as the answer repeats it. */
+function namespaceTool(tool: Json, param: string, tools: Json[], toolNames: Map<string, ClientToolName>): Json {
+  const { name: namespace, description, tools: members } = tool;
+  if (typeof namespace !== 'string' || namespace === '') throw wrongType(`${param}.name`, 'a non-empty string', namespace);
+  if (description !== undefined && description !== null && typeof description !== 'string') throw wrongType(`${param}.description`, 'a string', description);
+  if (!Array.isArray(members) || members.length === 0) throw wrongType(`${param}.tools`, 'a non-empty array of function tools', members);
+  const echoed: Json[] = [];
+  for (let k = 0; k < members.length; k++) {
+    const fn = functionTool(members[k], `${param}.tools[${k}]`, namespace);
+    tools.push(fn.chat);
+    echoed.push(fn.echo);
+    toolNames.set((fn.chat.function as Json).name as string, { name: fn.echo.name as string, namespace });
+  }
+  return { type: 'namespace', name: namespace, description: description ?? '', tools: echoed };
+}
+
+/** Two tools offered upstream under one name (a function named like a namespace's flat name) cannot be told apart in a call. */
+function refuseDuplicateNames(tools: readonly Json[]): void {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    const name = (tool.function as Json).name as string;
+    if (seen.has(name)) throw new Refusal('invalid_request', `Two tools are named '${name.slice(0, 80)}' (a namespace's function is offered to chat targets as <namespace>__<name>): rename one.`, 'tools');
+    seen.add(name);
+  }
+}
+
+function builtInTool(type: unknown, param: string): Refusal {
+  if (typeof type !== 'string') return wrongType(param, 'a string', type);
+  return new Refusal(
+    'unsupported_tool',
+    `${param} is '${type.slice(0, 60)}', a tool the gateway cannot offer to chat-completions targets: only function tools are translated.`,
+    param,
+  );
+}
+
+/** A function tool → chat's (under its flat name when it belongs to `namespace`), and as the answer repeats it. */
+function functionTool(tool: unknown, param: string, namespace?: string): { readonly chat: Json; readonly echo: Json } {
+  if (!isPlainObject(tool)) throw wrongType(param, 'an object', tool);
+  if (tool.type !== 'function') throw builtInTool(tool.type, `${param}.type`);
+  const { name, description, parameters, strict } = tool;
+  if (typeof name !== 'string' || name === '') throw wrongType(`${param}.name`, 'a non-empty string', name);
+  const chatName = namespace === undefined ? name : flatToolName(namespace, name);
+  if (namespace !== undefined && !CHAT_TOOL_NAME.test(chatName)) {
+    throw new Refusal('invalid_request', `${param}.name: '${chatName.slice(0, 80)}' (<namespace>__<name>) is not a chat tool name (at most 64 of a-z, A-Z, 0-9, _ and -).`, `${param}.name`);
+  }
+  if (description !== undefined && description !== null && typeof description !== 'string') throw wrongType(`${param}.description`, 'a string', description);
+  if (parameters !== undefined && parameters !== null && !isPlainObject(parameters)) throw wrongType(`${param}.parameters`, 'an object (a JSON Schema)', parameters);
+  if (strict !== undefined && strict !== null && typeof strict !== 'boolean') throw wrongType(`${param}.strict`, 'a boolean', strict);
+  const fn: Json = { name: chatName };
+  if (typeof description === 'string') fn.description = description;
+  if (isPlainObject(parameters)) fn.parameters = parameters;
+  if (typeof strict === 'boolean') fn.strict = strict;
+  return {
+    chat: { type: 'function', function: fn },
+    echo: { type: 'function', name, description: description ?? null, parameters: parameters ?? null, strict: strict ?? null },
+  };
+}
+
+/** Sets chat's tool_choice; returns the answer's (`auto` when the request named none). */
+function toolChoice(choice: unknown, chat: ChatRequestBody): unknown {
+  if (choice === undefined || choice === null) return 'auto';
+  if (choice === 'auto' || choice === 'none' || choice === 'required') {
+    chat.tool_choice = choice;
+    return choice;
+  }
+  if (typeof choice === 'string') {
+    throw new Refusal('invalid_request', `tool_choice must be 'auto', 'none', 'required' or {type: 'function', name}.`, 'tool_choice');
+  }
+  if (!isPlainObject(choice)) throw wrongType('tool_choice', "a string or an object", choice);
+  if (choice.type !== 'function') {
+    if (choice.type === 'allowed_tools') {
+      throw new Refusal('unsupported_request', `tool_choice 'allowed_tools' is not translated: offer only the allowed tools in 'tools' instead.`, 'tool_choice.type');
+    }
+    throw builtInTool(choice.type, 'tool_choice.type');
+  }
+  if (typeof choice.name !== 'string' || choice.name === '') throw wrongType('tool_choice.name', 'a non-empty string', choice.name);
+  chat.tool_choice = { type: 'function', function: { name: choice.name } };
+  return { type: 'function', name: choice.name };
+}

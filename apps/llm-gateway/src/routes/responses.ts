@@ -1,0 +1,42 @@
+/**
+ * POST /v1/responses: OpenAI's Responses API on the routed pipeline, for the
+ * clients that have moved to it (Codex, the Agents SDK, `client.responses`,
+ * the AI SDK's `openai.responses(…)`), served stateless. The request is
+ * translated into the router's chat request (responses/decode-responses.ts),
+ * the answer back into a `response` object (responses/response-json.ts) or
+ * Responses' event stream (responses/response-stream.ts); errors are
+ * OpenAI's, with the same codes as chat (responses/responses-errors.ts).
+ * Failover, health, records and metrics are the pipeline's, as for chat
+ * completions. Every provider type is reached through the translation.
+ *
+ * GET / DELETE /v1/responses/{id} (and its input_items, cancel) answer 400
+ * `response_storage_not_supported`: nothing is stored (responses/stateless.ts).
+ */
+import type { ServerResponse } from 'node:http';
+import type { GatewayContext } from '../context.js';
+import { upstreamErrorBody } from '../http/upstream-error-body.js';
+import { sendError } from '../http/respond.js';
+import { decodeResponsesRequest } from '../responses/decode-responses.js';
+import { responseJson } from '../responses/response-json.js';
+import { ResponsesStream } from '../responses/response-stream.js';
+import { responsesErrorBody } from '../responses/responses-errors.js';
+import { storageNotSupported } from '../responses/stateless.js';
+import type { InboundCodec } from './inbound-codec.js';
+
+export const RESPONSES: InboundCodec = {
+  path: '/v1/responses',
+  api: 'responses',
+  operation: 'chat',
+  requestIdHeaders: [],
+  decode: decodeResponsesRequest,
+  encodeJson: responseJson,
+  // An upstream's refusal is relayed as chat relays it: OpenAI's error shape either way.
+  encodeUpstreamError: (result) => upstreamErrorBody(result.status, result.contentType, result.body),
+  streamEncoder: (result, request) => new ResponsesStream(result, request),
+  encodeError: responsesErrorBody,
+};
+
+/** GET / DELETE /v1/responses/{id}, …/input_items, POST …/cancel: a stable 400, never a 404 that reads as "not found yet". */
+export function handleStoredResponse(ctx: GatewayContext, res: ServerResponse, requestId: string): void {
+  sendError(res, ctx.state, storageNotSupported(), { 'x-request-id': requestId }, responsesErrorBody);
+}
