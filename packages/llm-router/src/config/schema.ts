@@ -19,6 +19,7 @@ export const PROVIDER_KEYS = [
   'secret_headers',
   'settings',
   'price',
+  'propagate_trace',
 ] as const;
 
 export const ALIAS_KEYS = [
