@@ -94,3 +94,21 @@ describe.each(ENCODINGS)('OTLP/HTTP $encoding from the official exporter', ({ en
     receiver.respond({ kind: 'accept' });
   });
 });
+
+describe('a receiver that does not record', () => {
+  it('counts the spans it receives and keeps none (flat memory under load)', async () => {
+    const counting = await startOtlpReceiver({ record: false });
+    try {
+      const provider = providerWith(new ProtobufExporter({ url: `${counting.url}/v1/traces` }));
+      const tracer = provider.getTracer('t');
+      for (let i = 0; i < 3; i++) tracer.startSpan(`span ${i}`).end();
+      await provider.forceFlush();
+      await provider.shutdown();
+      expect(counting.spanCount()).toBe(3);
+      expect(counting.spans).toEqual([]);
+      expect(counting.exports).toEqual([]);
+    } finally {
+      await counting.close();
+    }
+  });
+});

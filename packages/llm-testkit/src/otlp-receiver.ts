@@ -29,12 +29,19 @@ export interface OtlpExport {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
+export interface OtlpReceiverOptions {
+  /** Keep the spans and exports received (default true). False keeps memory flat under load (benchmarks): only counted. */
+  readonly record?: boolean;
+}
+
 export interface OtlpReceiver {
   /** `http://127.0.0.1:PORT`: the OTLP endpoint (spans go to `/v1/traces` under it). */
   readonly url: string;
-  /** Every span received (accepted or not, in arrival order). */
+  /** Every span received (accepted or not, in arrival order); empty with `record: false`. */
   readonly spans: readonly ReceivedSpan[];
   readonly exports: readonly OtlpExport[];
+  /** Spans received so far, recorded or not. */
+  spanCount(): number;
   /** How the next exports are answered. */
   respond(behavior: OtlpBehavior): void;
   /** The spans so far once `done(spans)` holds; waits for more exports until then (rejects after `timeoutMs`). */
@@ -46,15 +53,19 @@ export interface OtlpReceiver {
 
 const DEFAULT_WAIT_MS = 10_000; // 10 s: a batch processor's delay plus a loaded CI machine
 
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
+  const record = options.record ?? true;
   const spans: ReceivedSpan[] = [];
   const exports: OtlpExport[] = [];
   const waiters = new Set<() => void>();
   const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
   let behavior: OtlpBehavior = { kind: 'accept' };
+  let count = 0;
 
   const received = (encoding: OtlpExport['encoding'], batch: ReceivedSpan[], req: IncomingMessage): void => {
+    count += batch.length;
+    if (!record) return;
     spans.push(...batch);
     exports.push({ encoding, spans: batch.length, headers: { ...req.headers } });
     for (const wake of waiters) wake();
@@ -104,6 +115,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${port}`,
     spans,
     exports,
+    spanCount: () => count,
     respond(next) {
       behavior = next;
     },
@@ -126,6 +138,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     reset() {
       spans.length = 0;
       exports.length = 0;
+      count = 0;
     },
     async close() {
       for (const timer of timers) clearTimeout(timer);

@@ -83,10 +83,6 @@ class FieldReader {
     return this.reader.readString();
   }
 
-  bytes(): Uint8Array {
-    return this.reader.readBytes();
-  }
-
   hex(): string {
     return Buffer.from(this.reader.readBytes()).toString('hex');
   }
