@@ -66,16 +66,21 @@ export async function drainAndClose(
   } catch (error) {
     logger.warn({ err: { message: (error as Error)?.message } }, 'router close failed');
   }
-  // After the drain: every finished request has queued its record by now.
+  // After the drain every finished request has queued its record and ended its spans: both go out side by side.
+  const traceFlushMs = Math.max(TRACE_FLUSH_MIN_MS, graceMs - (performance.now() - started));
+  await Promise.all([closeUsage(usageRecorder, logger), flushTraces(tracing, traceFlushMs, logger)]);
+  return { drained, durationMs: performance.now() - started };
+}
+
+async function closeUsage(usageRecorder: UsageRecorder | undefined, logger: Logger): Promise<void> {
   try {
     await usageRecorder?.close(USAGE_FLUSH_TIMEOUT_MS);
     if (usageRecorder !== undefined && usageRecorder.status.queued > 0) logger.warn({ lost: usageRecorder.status.queued }, 'usage records not written at exit');
   } catch (error) {
     logger.warn({ err: { message: (error as Error)?.message } }, 'usage store close failed');
   }
-  if (tracing !== undefined) {
-    const timeoutMs = Math.max(TRACE_FLUSH_MIN_MS, graceMs - (performance.now() - started));
-    if (!(await tracing.shutdown(timeoutMs))) logger.warn({ timeout_ms: Math.round(timeoutMs) }, 'queued spans not all exported at exit');
-  }
-  return { drained, durationMs: performance.now() - started };
+}
+
+async function flushTraces(tracing: Tracing | undefined, timeoutMs: number, logger: Logger): Promise<void> {
+  if (tracing !== undefined && !(await tracing.shutdown(timeoutMs))) logger.warn({ timeout_ms: Math.round(timeoutMs) }, 'queued spans not all exported at exit');
 }
