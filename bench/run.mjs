@@ -2,7 +2,7 @@
 // @portkey-ai/gateway 1.15.2, all against the same fast loopback fake upstream,
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
-//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,responses,usage,shared,dashboard,floor,latency,throughput,failover,memory]
+//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,responses,usage,tracing,shared,dashboard,floor,latency,throughput,failover,memory]
 //                      [--out=DIR] [--log-level=info] [--no-auth] [--baseline=CHECKOUT]
 //
 // --baseline: another checkout of this repository, built (e.g. the commit before a change): its gateway
@@ -19,7 +19,8 @@
 // chat completions: lib/chat-apis.mjs), throughput (separate
 // load process), failover cost, memory with 1,000 open streams. `shared` adds our gateway with
 // MANA_LLM_DATABASE_URL (a throwaway PostgreSQL) to the latency rounds: what shared mode costs a request;
-// `dashboard` adds it with the operator dashboard open and polling in a headless Chromium.
+// `dashboard` adds it with the operator dashboard open and polling in a headless Chromium; `tracing` adds it
+// with OpenTelemetry traces on (OTLP/HTTP protobuf to a local receiver, every trace sampled): what tracing costs.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -28,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { OTHER_APIS } from './lib/chat-apis.mjs';
 import { createClient } from './lib/http-client.mjs';
 import { runLoad } from './lib/run-load.mjs';
-import { usageEventsDropped } from './lib/gateway-metrics.mjs';
+import { counterValue, usageEventsDropped } from './lib/gateway-metrics.mjs';
 import { addedLatency, interleavedRounds } from './lib/latency.mjs';
 import { dashboardUnavailable, openDashboard } from './lib/dashboard.mjs';
 import { failoverCost } from './lib/failover.mjs';
@@ -120,6 +121,8 @@ async function main() {
     let oursUsageOff;
     let oursBefore;
     let oursShared;
+    let oursTracing;
+    let collector;
     let dashboard;
     let portkey;
     if (haveOurs) {
@@ -145,6 +148,18 @@ async function main() {
         stops.push(oursBefore.stop);
         clients.push(createClient({ name: 'ours_before', url: oursBefore.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
         log(`the baseline build's gateway (${baselineCheckout}) on ${oursBefore.url} (pid ${oursBefore.pid})`);
+      }
+      if (!skip.has('tracing')) {
+        // Tracing on as a user switches it on, every trace sampled (ratio 1.0), to an OTLP/HTTP receiver in this
+        // process that decodes and counts the spans (the testkit's; nothing kept): what tracing costs a request.
+        const { startOtlpReceiver } = await import(path.join(repoRoot, 'packages/llm-testkit/dist/index.js'));
+        collector = await startOtlpReceiver({ record: false });
+        stops.push(() => collector.close());
+        const tracingEnv = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.0' };
+        oursTracing = await startManaGateway({ configPath, env: { ...oursEnv, ...tracingEnv, MANA_LLM_DATA_DIR: path.join(tmp, 'data-tracing') }, logLevel });
+        stops.push(oursTracing.stop);
+        clients.push(createClient({ name: 'ours_tracing', url: oursTracing.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
+        log(`our gateway with tracing on (OTLP/HTTP to ${collector.url}, sampling 1.0) on ${oursTracing.url} (pid ${oursTracing.pid})`);
       }
       if (!skip.has('shared')) {
         // Several-replicas mode: health, cooldowns and config shared through PostgreSQL (one replica is enough
@@ -242,6 +257,15 @@ async function main() {
         results.notes.push(line);
         log(line);
       }
+      if (oursTracing) {
+        // Paired per round against the same build with tracing off (the default gateway).
+        results.tracing = {
+          nonStreamAddedMs: addedLatency(plain, 'ours', 'total').ours_tracing.added,
+          streamFirstByteAddedMs: addedLatency(streamed, 'ours', 'ttfb').ours_tracing.added,
+          streamLastByteAddedMs: addedLatency(streamed, 'ours', 'total').ours_tracing.added,
+          embeddingsAddedMs: addedLatency(embedded, 'ours', 'total').ours_tracing.added,
+        };
+      }
       if (oursBefore) {
         // Paired per round: this build's added latency minus the baseline build's (negative: this build is faster).
         results.baseline = {
@@ -306,7 +330,22 @@ async function main() {
             `gateway CPU per request at max load ${pairs.cpuUsPerRequest.a.toFixed(1)} vs ${pairs.cpuUsPerRequest.b.toFixed(1)} µs (${pairs.cpuUsPerRequest.added >= 0 ? '+' : ''}${pairs.cpuUsPerRequest.added.toFixed(1)} µs, median of the rounds' differences)`,
         );
       }
-      const line = `this build vs the baseline build (${baselineCheckout}), same run: ${parts.join('; ')}`;
+      const line = `this build vs the baseline build (${baselineCheckout}), same run, tracing off in both (goal for a build that adds tracing: ≤ 0.01 ms): ${parts.join('; ')}`;
+      results.notes.push(line);
+      log(line);
+    }
+
+    // Tracing on vs off, both measured in this run (the spans must have reached the receiver: a run that drops measures less work).
+    if (results.tracing && oursTracing) {
+      // The last batch goes out within the batch processor's 5 s delay (OTEL_BSP_SCHEDULE_DELAY's default).
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      results.tracing.spansReceived = collector.spanCount();
+      results.tracing.spansDropped = await counterValue(oursTracing.url, 'mana_llm_trace_spans_dropped_total');
+      const t = results.tracing;
+      const line =
+        `tracing on (OTLP/HTTP protobuf to a local receiver, sampling 1.0) vs off, same run (goal: ≤ 0.05 ms): median added ${t.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ` +
+        `${t.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte, ${t.streamLastByteAddedMs.median.toFixed(3)} ms last byte, ${t.embeddingsAddedMs.median.toFixed(3)} ms embeddings ` +
+        `(paired per round); ${t.spansReceived} spans received, ${t.spansDropped} dropped`;
       results.notes.push(line);
       log(line);
     }

@@ -49,8 +49,20 @@ export function createClient({ name, url, headers = {}, model, embeddingModel = 
   };
 }
 
-/** One POST, timed: status, time to first body byte and to the last byte (ms), headers, body when asked. */
-function send({ agent, hostname, port, headers, payload, signal, path, keepBody }) {
+/**
+ * One POST, timed: status, time to first body byte and to the last byte (ms), headers, body when asked.
+ * A kept-alive socket the server closed while it sat idle (its keep-alive timeout, 5 s: a client waits
+ * that long while the other targets of a busy run take their turns) resets the request before it is
+ * sent: that one is sent again on a fresh socket, as Node's docs advise (`request.reusedSocket`).
+ */
+function send(options) {
+  return sendOnce(options).catch((error) => {
+    if (error.code === 'ECONNRESET' && error.reusedSocket === true) return sendOnce(options);
+    throw error;
+  });
+}
+
+function sendOnce({ agent, hostname, port, headers, payload, signal, path, keepBody }) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = postChat({ agent, hostname, port, headers, payload, signal, path }, (res) => {
@@ -72,7 +84,10 @@ function send({ agent, hostname, port, headers, payload, signal, path, keepBody 
       });
       res.on('error', reject);
     });
-    req.on('error', reject);
+    req.on('error', (error) => {
+      error.reusedSocket = req.reusedSocket;
+      reject(error);
+    });
   });
 }
 

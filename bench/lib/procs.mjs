@@ -159,6 +159,11 @@ export async function startPortkey() {
 
 export const gatewayMain = `${repoRoot}apps/llm-gateway/dist/main.js`;
 
+/** The environment without OpenTelemetry's variables (OTEL_*). */
+function withoutOtel(env) {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('OTEL_')));
+}
+
 /** Our gateway (built) with a config file, on a free loopback port. */
 export async function startManaGateway({ configPath, env = {}, args = [], logLevel = 'info', nodeArgs = [], main = gatewayMain }) {
   const port = await freePort();
@@ -166,8 +171,9 @@ export async function startManaGateway({ configPath, env = {}, args = [], logLev
     // Request logs go to /dev/null: the gateway still formats and writes them
     // (that cost is measured), but nobody here spends CPU reading them.
     stdio: ['ignore', 'ignore', 'pipe'],
-    // Usage records go next to the generated config (a temp folder), not into the checkout.
-    env: { ...process.env, LOG_LEVEL: logLevel, HOST: '127.0.0.1', MANA_LLM_DATA_DIR: path.join(path.dirname(configPath), 'data'), ...env },
+    // Usage records go next to the generated config (a temp folder), not into the checkout. Tracing is
+    // on only where the run asks for it (`env`): an OTEL_* variable of the shell would trace every gateway.
+    env: { ...withoutOtel(process.env), LOG_LEVEL: logLevel, HOST: '127.0.0.1', MANA_LLM_DATA_DIR: path.join(path.dirname(configPath), 'data'), ...env },
   });
   const tail = keepTail(child);
   const url = `http://127.0.0.1:${port}`;

@@ -68,6 +68,7 @@ export interface AdminProvider {
   api_key_env: string | null;
   api_key_required: boolean | null;
   check_models: boolean;
+  propagate_trace: boolean;
   used_by: string[];
 }
 

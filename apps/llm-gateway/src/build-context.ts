@@ -1,6 +1,7 @@
 /**
  * Builds every service the routes share into one GatewayContext: the router
- * and what observes it (metrics, log lines), usage recording, the state and
+ * and what observes it (metrics, log lines), traces (when the OTEL_*
+ * environment switches them on), usage recording, the state and
  * config shared with other replicas, reloads, the admin API's config store and
  * the dashboard's files. Each is built once, with every value it needs already
  * known (the replica's name included), so nothing is patched afterwards.
@@ -19,6 +20,7 @@ import { createReloader } from './reload.js';
 import { SharedConfigSync } from './replicas/shared-config-sync.js';
 import { createSharedState } from './replicas/shared-health.js';
 import { createSerialQueue, type SerialQueue } from './serial-queue.js';
+import { startTracing } from './tracing/start-tracing.js';
 import { loadDashboardFiles } from './ui/dashboard-files.js';
 import { configHistoryFeed, HISTORY_SOURCE_OF_RELOAD } from './usage/config-history.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
@@ -45,6 +47,8 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
   const { options, env, logger, config } = input;
   const router = createRouter({ config, configPath: options.configPath, env });
   const metrics = observedMetrics(router, logger, input.defaultMetrics);
+  const tracing = options.tracing === undefined ? undefined : await startTracing(options.tracing, logger);
+  if (tracing !== undefined) metrics.tracingSource(() => tracing.droppedSpans);
   const usageRecorder = options.recordUsage ? await openUsageRecorder(input, router, metrics) : undefined;
   // Shared mode records the history in the same transaction as each shared write.
   const history = configHistoryFeed(options.databaseUrl === undefined ? usageRecorder : undefined, options.configPath, logger);
@@ -89,6 +93,7 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
     reload,
     usageRecorder,
     shared: replicas?.shared,
+    tracing,
     dashboard,
   };
 }

@@ -109,6 +109,13 @@ describe('parseCli', () => {
     }
   });
 
+  it('switches tracing on from the OTEL_* environment only, and refuses what it cannot export to', () => {
+    expect(run([]).tracing).toBeUndefined();
+    expect(run([], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toMatchObject({ endpoint: 'http://collector:4318/v1/traces', protocol: 'http/protobuf' });
+    const grpc = parseCli([], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect(grpc).toMatchObject({ kind: 'error', message: expect.stringContaining('OTEL_EXPORTER_OTLP_PROTOCOL "grpc" is not supported') });
+  });
+
   it('prints help listing every option', () => {
     const result = parseCli(['--help'], {});
     expect(result.kind).toBe('help');

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { normalizeOrigin } from './http/cors.js';
 import { parseDuration, parseSize } from '@mana/llm-router';
+import { tracingConfig, type TracingConfig } from './tracing/tracing-config.js';
 
 export interface GatewayOptions {
   /** YAML alias config path. */
@@ -40,6 +41,8 @@ export interface GatewayOptions {
    * `<hostname>:<port>` with the port bound (gateway.ts binds before building).
    */
   readonly replicaName: string | undefined;
+  /** OpenTelemetry traces, from the standard OTEL_* variables; undefined = off (no OTLP endpoint set). */
+  readonly tracing: TracingConfig | undefined;
 }
 
 export type CliResult =
@@ -100,6 +103,15 @@ Secrets (environment only, so they never show in a process list):
                          share health, cooldowns and the config with every replica using it.
   Provider keys (GROQ_API_KEY, OPENROUTER_API_KEY, GOOGLE_API_KEY, TOGETHER_API_KEY) and
   OLLAMA_URL are read by the config file's \${VAR} references.
+
+OpenTelemetry traces (environment only; off unless an endpoint is set):
+  OTEL_EXPORTER_OTLP_ENDPOINT         OTLP/HTTP collector, e.g. http://localhost:4318 (spans go to
+                                      <it>/v1/traces); OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: the full URL.
+  OTEL_EXPORTER_OTLP_PROTOCOL         http/protobuf (default) or http/json.
+  OTEL_EXPORTER_OTLP_HEADERS          key=value,… sent with every export (e.g. a backend's API key).
+  OTEL_SERVICE_NAME                   Default mana-llm-gateway. OTEL_RESOURCE_ATTRIBUTES: key=value,…
+  OTEL_TRACES_SAMPLER(_ARG)           Default parentbased_always_on; parentbased_traceidratio + 0.1: 10 %.
+  OTEL_SDK_DISABLED=true              Off, whatever else is set.
 
 Signals: SIGHUP reloads the config; SIGTERM/SIGINT drain and exit 0.
 `;
@@ -255,6 +267,9 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
     return { kind: 'error', message: `Invalid --replica-name "${replicaName.slice(0, 100)}": expected 1–100 letters, digits and . _ : - characters.` };
   }
 
+  const tracing = tracingConfig(env);
+  if (!tracing.ok) return { kind: 'error', message: tracing.message };
+
   const apiKeys = splitKeys(env.MANA_LLM_API_KEYS);
   const adminKey = nonEmpty(env.MANA_LLM_ADMIN_KEY);
   const insecure = values.insecure === true;
@@ -288,6 +303,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
       databaseUrl,
       usageRetentionMs: Number.isNaN(retention.value) ? undefined : retention.value,
       replicaName,
+      tracing: tracing.config,
     },
   };
 }

@@ -10,6 +10,7 @@ import type { CorsPolicy } from './http/cors.js';
 import type { ResponseState } from './http/respond.js';
 import type { Logger } from './logging.js';
 import type { GatewayMetrics } from './metrics/metrics.js';
+import type { Tracing } from './tracing/tracing.js';
 import type { DashboardFiles } from './ui/dashboard-files.js';
 import type { UsageRecorder } from './usage/usage-recorder.js';
 
@@ -41,6 +42,8 @@ export interface GatewayContext {
   readonly usageRecorder: UsageRecorder | undefined;
   /** Health, cooldowns and config shared with other replicas; undefined without MANA_LLM_DATABASE_URL. */
   readonly shared?: SharedState | undefined;
+  /** OpenTelemetry traces of routed requests; undefined while tracing is off (the default). */
+  readonly tracing?: Tracing | undefined;
   /** The dashboard's built files served under /ui/ (or why they are not there). */
   readonly dashboard: DashboardFiles;
   /** Reloads the config file, counting and logging the result. */

@@ -98,6 +98,7 @@ async function main({ serve, port }: { serve: boolean; port: number }): Promise<
       databaseUrl: undefined,
       usageRetentionMs: undefined,
       replicaName: undefined,
+      tracing: undefined,
     },
     {
       logger: memoryLogger(logs, (line) => {

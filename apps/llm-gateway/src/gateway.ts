@@ -14,6 +14,7 @@ import type { Logger } from './logging.js';
 import type { ReloadTrigger } from './reload.js';
 import { bindGatewayServer } from './server.js';
 import { drainAndClose, type ShutdownResult } from './shutdown.js';
+import { describeTracing } from './tracing/tracing-config.js';
 
 export interface Gateway {
   readonly url: string;
@@ -71,6 +72,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
       usage: usageRecorder === undefined ? 'off' : usageRecorder.store.description,
       replica: replicaName,
       shared: shared === undefined ? 'off' : shared.status.state,
+      tracing: describeTracing(options.tracing),
       dashboard: context.dashboard.kind === 'ready' ? `${url}/ui/` : 'not built',
     },
     'listening',
@@ -85,7 +87,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     context,
     reload: context.reload,
     shutdown(graceMs = options.shutdownGraceMs) {
-      shuttingDown ??= drainAndClose(bound.server, router, state, graceMs, logger, usageRecorder).finally(() => shared?.close());
+      shuttingDown ??= drainAndClose(bound.server, router, state, graceMs, logger, usageRecorder, context.tracing).finally(() => shared?.close());
       return shuttingDown;
     },
   };

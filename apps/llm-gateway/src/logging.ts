@@ -4,7 +4,7 @@
  * so a slow stdout never blocks a request and the per-request cost stays at
  * building the line (an unbuffered write per line costs ~15 µs of event-loop
  * time, half the gateway's own overhead). `flush()` before exiting. One line per request, built by `requestLogLine`:
- * ids, alias, target, attempts and outcomes, status, durations, tokens —
+ * ids (the trace's too, while tracing is on), alias, target, attempts and outcomes, status, durations, tokens —
  * never prompt text, never keys (the Authorization header is not read into logs).
  */
 import { pino, type Logger } from 'pino';
@@ -134,6 +134,8 @@ export interface RequestLogFields {
   attempts?: readonly Attempt[] | undefined;
   code?: string | undefined;
   tokenUsage?: Usage | undefined;
+  /** The request's trace id, while tracing is on. */
+  traceId?: string | undefined;
 }
 
 /** The one line logged per request. */
@@ -146,6 +148,7 @@ export function requestLogLine(f: RequestLogFields): Record<string, unknown> {
     duration_ms: Math.round(f.durationMs * 100) / 100,
   };
   if (f.api !== undefined) line.api = f.api;
+  if (f.traceId !== undefined) line.trace_id = f.traceId;
   if (f.ttfbMs !== undefined) line.ttfb_ms = Math.round(f.ttfbMs * 100) / 100;
   if (f.model !== undefined) line.model = f.model;
   if (f.alias !== undefined) line.alias = f.alias;

@@ -35,6 +35,7 @@ beforeAll(async () => {
       databaseUrl: undefined,
       usageRetentionMs: undefined,
       replicaName: undefined,
+      tracing: undefined,
     },
     { logger: createLogger('silent').logger, env: { OLLAMA_URL: 'http://127.0.0.1:9' }, defaultMetrics: false },
   );

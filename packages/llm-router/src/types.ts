@@ -80,6 +80,12 @@ export interface ProviderConfig {
    * optional (RouterRequest.optionalParameters) reaches the target without it.
    */
   readonly unsupportedParameters: readonly string[];
+  /**
+   * `propagate_trace`: the headers a request's observer asks to add to an upstream
+   * call (its W3C `traceparent`, see CallObserver) are sent to this provider.
+   * Default true; false for the built-in cloud providers (built-in-providers.ts).
+   */
+  readonly propagateTrace: boolean;
 }
 
 /** One member of an alias chain. */
@@ -266,6 +272,8 @@ export interface RouterRequest {
    * parameter a protocol cannot honour skips the target.
    */
   readonly optionalParameters?: readonly string[] | undefined;
+  /** Told of this request's attempts while they happen (the gateway's traces); without one nothing is built for it. */
+  readonly observer?: AttemptObserver | undefined;
 }
 
 export type AttemptOutcome = 'ok' | 'skipped' | 'failed' | 'rejected' | 'aborted';
@@ -433,6 +441,75 @@ export interface AttemptEvent {
   readonly attempt: Attempt;
   /** For a failed-over attempt: the target tried next, if any. */
   readonly nextTarget: string | undefined;
+}
+
+/**
+ * What a caller learns of one request's attempts while they happen, beyond the
+ * outcome it gets at the end (`RequestOutcome`, the same Attempt objects): when
+ * each upstream call starts and ends, what its answer said of itself, when a
+ * stream committed and ended, and a chance to add headers to one call. The
+ * gateway turns these into trace spans; the router knows nothing of tracing.
+ * Called synchronously where things happen: an observer must only note them.
+ */
+export interface AttemptObserver {
+  /** An upstream call starts now (a retry of a target is another call). What it returns follows that call. */
+  callStarted(call: UpstreamCall): CallObserver;
+  /** A target was skipped without a call (health, context window, a parameter its protocol cannot honour). */
+  skipped(attempt: Attempt): void;
+}
+
+/** The upstream call about to start. */
+export interface UpstreamCall {
+  /** `provider/model`. */
+  readonly target: string;
+  readonly provider: string;
+  readonly providerType: ProviderType;
+  /** The model asked of the upstream. */
+  readonly model: string;
+  /** Host and port of the provider's `base_url` (nothing else of it: its query may hold a secret). */
+  readonly serverAddress: string;
+  readonly serverPort: number;
+}
+
+/** One upstream call, as its observer hears of it. */
+export interface CallObserver {
+  /**
+   * Headers to add to this call's upstream request (a W3C `traceparent`). Sent only
+   * to a provider with `propagateTrace`; never replace a header the call sets itself.
+   */
+  readonly headers: Readonly<Record<string, string>> | undefined;
+  /**
+   * The call is over (for a stream: it committed, its first content delta arrived)
+   * and recorded as `attempt`. `answer`: what the answer said of itself, when there
+   * was one. Whether the router moves on after it is known at `published`.
+   */
+  ended(attempt: Attempt, answer: AnswerFacts | undefined): void;
+  /** The attempt is final: `failedOver` is decided. Always after `ended`. */
+  published(attempt: Attempt): void;
+  /** The call's committed stream ended, after `published`: how, and what its events said. Only for a call that committed a stream. */
+  streamEnded(summary: StreamSummary): void;
+}
+
+/** What an upstream answer says of itself (none of its content). */
+export interface AnswerFacts {
+  /** The answer's own id (`chatcmpl-…`, `msg_…`), when it has one. */
+  readonly id: string | undefined;
+  /** The model that answered, as the upstream names it. */
+  readonly model: string | undefined;
+  /** Each choice's finish reason in OpenAI's terms (`stop`, `length`, `tool_calls`, `content_filter`), whatever the protocol; empty for a stream until it ends. */
+  readonly finishReasons: readonly string[];
+  /** The tokens the answer reports (a JSON answer's; a stream's are in its StreamSummary). */
+  readonly usage: Usage | undefined;
+}
+
+/** How a committed stream ended, and what its events said. */
+export interface StreamSummary {
+  /** `complete`: read to its end; `cancelled`: the consumer stopped reading; `aborted`: the request's signal; `interrupted`: it broke off. */
+  readonly end: 'complete' | 'cancelled' | 'aborted' | 'interrupted';
+  /** Why it broke off (`interrupted` only): `socket_closed`, `stream_error`, … */
+  readonly reason: string | undefined;
+  readonly finishReasons: readonly string[];
+  readonly usage: Usage | undefined;
 }
 
 /** Emitted when a provider's health flips. */

@@ -4,6 +4,10 @@ export { closeFakes, providersYaml, startFakes, type FakeKind, type Fakes } from
 export { startFakeAnthropic } from './fake-anthropic.js';
 export type { FakeAnthropicOptions } from './fake-anthropic.js';
 export { refusingPort } from './ports.js';
+export { startOtlpReceiver } from './otlp-receiver.js';
+export type { OtlpBehavior, OtlpExport, OtlpReceiver, OtlpReceiverOptions } from './otlp-receiver.js';
+export { decodeJsonTraces, decodeProtobufTraces } from './otlp-spans.js';
+export type { ReceivedSpan, ReceivedSpanEvent, SpanAttributes, SpanAttributeValue, SpanKindName, SpanStatusName } from './otlp-spans.js';
 export { startGatewayProcess } from './gateway-process.js';
 export { startReaper } from './reaper.js';
 export type { Reaper, ReaperJob } from './reaper.js';

@@ -173,6 +173,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('usage_requests').addColumn('api', 'text').execute();
     },
   },
+  '0015_trace_id': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // The OpenTelemetry trace a request's spans belong to, while tracing is on. Not indexed:
+      // nothing looks requests up by it, and every index is paid for on every insert.
+      await db.schema.alterTable('usage_requests').addColumn('trace_id', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -144,6 +144,8 @@ export const REQUEST_COLUMNS = [
   // A short, non-reversible fingerprint of the API key used; never the key.
   { name: 'key_fingerprint', kind: 'dictionary-string', nullable: true, field: 'keyFingerprint', json: 'key' },
   { name: 'replica', kind: 'dictionary-string', nullable: true, field: 'replica', json: 'replica' },
+  // The OpenTelemetry trace of the request, while tracing is on: a trace leads here and back. Null on rows older than migration 0015.
+  { name: 'trace_id', kind: 'text', nullable: true, field: 'traceId', json: 'trace_id' },
   // The inbound API (the gateway's list, routes/inbound-api.ts); null on rows older than migration 0014.
   { name: 'api', kind: 'dictionary-string', nullable: true, field: 'api', json: 'api' },
   { name: 'alias', kind: 'dictionary-string', nullable: true, field: 'alias', json: 'alias' },

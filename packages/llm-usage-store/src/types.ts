@@ -60,6 +60,8 @@ export interface RequestRecord {
   readonly replica: string | null;
   /** The inbound API it came through (`chat_completions`, `embeddings`, `messages`, …); null on rows written before migration 0014. */
   readonly api: string | null;
+  /** The trace id (32 hex digits) of the request's spans while tracing was on; null without tracing and on rows written before migration 0015. */
+  readonly traceId: string | null;
 }
 
 export interface PlannedTarget {

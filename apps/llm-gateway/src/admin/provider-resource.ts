@@ -115,6 +115,7 @@ export function providerView(name: string, raw: unknown, loaded: ProviderConfig 
     api_key_env: keyText === undefined ? null : (envReferenceName(keyText) ?? null),
     api_key_required: loaded?.requiresApiKey ?? null,
     check_models: loaded?.checkModels ?? false,
+    propagate_trace: loaded?.propagateTrace ?? BUILT_IN_PROVIDERS[name]?.propagate_trace ?? true,
     ...(own.options === undefined ? {} : { options: own.options }),
     ...(own.headers === undefined ? {} : { headers: redactHeaders(own.headers) }),
     ...(own.settings === undefined ? {} : { settings: own.settings }),

@@ -34,6 +34,7 @@ function record(requestId: string, time: number): RequestRecord {
     keyFingerprint: null,
     replica: null,
     api: null,
+    traceId: null,
     alias: 'mana/fast-text',
     model: 'mana/fast-text',
     target: 'u/m',

@@ -77,6 +77,25 @@ function scrapedGauge(registry: Registry, gauge: { readonly name: string; readon
   return scraped;
 }
 
+/**
+ * A counter of a running total kept elsewhere (a queue's drops), read at every
+ * scrape: it grows by what the total grew since the last one; 0 while `read`
+ * gives undefined (no source).
+ */
+function runningTotalCounter(registry: Registry, counter: { readonly name: string; readonly help: string }, read: () => number | undefined): Counter {
+  let seen = 0;
+  const total: Counter = new Counter({
+    ...counter,
+    registers: [registry],
+    collect: () => {
+      const now = read() ?? 0;
+      if (now > seen) total.inc(now - seen);
+      seen = now;
+    },
+  });
+  return total;
+}
+
 export class GatewayMetrics {
   readonly registry = new Registry();
 
@@ -151,17 +170,11 @@ export class GatewayMetrics {
     labelNames: ['alias', 'target'],
   });
   private usageReader: (() => UsageMetricsSource) | undefined;
-  private droppedSeen = 0;
-  private readonly usageDropped = new Counter({
-    name: 'mana_llm_usage_events_dropped_total',
-    help: 'Usage records dropped because the queue in front of the usage store was full.',
-    registers: [this.registry],
-    collect: () => {
-      const now = this.usageReader?.().dropped ?? 0;
-      if (now > this.droppedSeen) this.usageDropped.inc(now - this.droppedSeen);
-      this.droppedSeen = now;
-    },
-  });
+  private readonly usageDropped = runningTotalCounter(
+    this.registry,
+    { name: 'mana_llm_usage_events_dropped_total', help: 'Usage records dropped because the queue in front of the usage store was full.' },
+    () => this.usageReader?.().dropped,
+  );
   private readonly usageStoreUp = scrapedGauge(
     this.registry,
     { name: 'mana_llm_usage_store_up', help: '1 while usage records reach the store, 0 while its writes fail (records wait in the queue).' },
@@ -171,6 +184,16 @@ export class GatewayMetrics {
     },
   );
   private readonly usageQueued = scrapedGauge(this.registry, { name: 'mana_llm_usage_events_queued', help: 'Usage records waiting to be written.' }, () => this.usageReader?.().queued);
+
+  private spansDroppedReader: (() => number) | undefined;
+  private readonly spansDropped = runningTotalCounter(
+    this.registry,
+    {
+      name: 'mana_llm_trace_spans_dropped_total',
+      help: 'Trace spans lost because the queue in front of the OTLP exporter was full or their export failed (0 while tracing is off).',
+    },
+    () => this.spansDroppedReader?.(),
+  );
 
   private sharedReader: (() => SharedMetricsSource) | undefined;
   private readonly sharedSeen = { published: 0, applied: 0 };
@@ -275,6 +298,11 @@ export class GatewayMetrics {
   /** Usage metrics are fed only when recording is on; with `--usage off` they read 0 (and tokens and cost have no series). */
   usageSource(read: () => UsageMetricsSource): void {
     this.usageReader = read;
+  }
+
+  /** Spans dropped by tracing, read at scrape time; without tracing the counter stays 0. */
+  tracingSource(read: () => number): void {
+    this.spansDroppedReader = read;
   }
 
   /** Shared-state metrics are reported only with MANA_LLM_DATABASE_URL. */

@@ -1,6 +1,6 @@
 /**
  * The record of one routed request (chat completion, embeddings, messages, responses), and what becomes of it when the
- * request ends: one metrics update and one log line. What routing did comes in
+ * request ends: one metrics update, its SERVER span ended (while tracing is on), one usage record and one log line. What routing did comes in
  * one piece, the router's outcome; nothing here recounts or re-derives it.
  */
 import type { IncomingMessage } from 'node:http';
@@ -10,6 +10,7 @@ import { presentedAuthorization } from '../http/auth.js';
 import type { Headers } from '../http/respond.js';
 import { requestLogLine } from '../logging.js';
 import { DIRECT_ALIAS_LABEL, NONE_LABEL } from '../metrics/metrics.js';
+import type { RequestTrace } from '../tracing/tracing.js';
 import { usageRecord } from '../usage/usage-record.js';
 import type { InboundCodec } from './inbound-codec.js';
 
@@ -24,6 +25,8 @@ export class Exchange {
   outcome: RequestOutcome | undefined = undefined;
   tokenUsage: Usage | undefined = undefined;
   ttfbAt: number | undefined = undefined;
+  /** Its trace (the SERVER span the router's attempts go under); undefined while tracing is off. */
+  trace: RequestTrace | undefined = undefined;
 
   constructor(
     readonly requestId: string,
@@ -56,6 +59,8 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
   const now = performance.now();
   const status = ex.status || 500;
   const o = ex.outcome;
+  const trace = ex.trace;
+  trace?.finished({ status, code: ex.code, model: ex.model, outcome: o });
   const alias = o?.alias ?? (o?.target !== undefined ? DIRECT_ALIAS_LABEL : NONE_LABEL);
   ctx.metrics.requestFinished({
     api: ex.codec.api,
@@ -81,6 +86,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
         durationMs: now - ex.startedAt,
         ttfbMs: ex.ttfbAt === undefined ? undefined : ex.ttfbAt - ex.startedAt,
         authorization: presentedAuthorization(req),
+        traceId: trace?.traceId,
       },
       Date.now(),
       ctx.usageRecorder.replica,
@@ -107,6 +113,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
       attempts: o?.attempts,
       code: ex.code,
       tokenUsage: ex.tokenUsage,
+      traceId: trace?.traceId,
     }),
     'request',
   );

@@ -6,6 +6,9 @@
  *   media type, priority header,   codec     aborted when     JSON, upstream   one metrics update,
  *   size (413), UTF-8, depth, JSON           the client goes  4xx or SSE       usage record, log line
  *
+ * With tracing on, the request is a SERVER span from its arrival to its
+ * finish, and the router's attempts CLIENT spans under it (tracing/).
+ *
  * What differs between APIs is their codec (inbound-codec.ts:
  * chat-completions.ts, embeddings.ts, messages.ts, responses.ts); what a request learns on its way is its
  * Exchange (exchange.ts). Thin on purpose: the decisions (which target, when
@@ -41,6 +44,7 @@ export function handleRouted(
   refusal?: GatewayError,
 ): Promise<void> | undefined {
   const ex = new Exchange(requestId, startedAt, codec);
+  ex.trace = ctx.tracing?.requestStarted(req, codec, requestId, startedAt);
   ctx.metrics.requestStarted();
   if (refusal === undefined) return serveToTheEnd(codec, ctx, req, res, ex);
   try {
@@ -75,6 +79,7 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
   }
   ex.model = decoded.model === undefined ? undefined : decoded.model.slice(0, 200);
   ex.stream = decoded.stream;
+  ex.trace?.decoded(decoded.body, decoded.stream);
 
   // Client disconnect aborts the upstream request. `res` 'close' fires for a
   // socket closed at any point (request 'close' fires as soon as the body is read).
@@ -95,6 +100,8 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
       requestId: ex.requestId,
       // Sent on to anthropic targets only (a client's betas, e.g. for prompt caching or a longer context).
       anthropicBeta: typeof req.headers['anthropic-beta'] === 'string' ? req.headers['anthropic-beta'] : undefined,
+      // Each attempt becomes a CLIENT span under the request's, its context sent upstream (tracing on only).
+      observer: ex.trace,
     });
   } catch (error) {
     return routerFailed(codec, ctx, res, ex, error, decoded, abort);

@@ -24,6 +24,8 @@ export interface FinishedExchange {
   readonly durationMs: number;
   readonly ttfbMs: number | undefined;
   readonly authorization: string | undefined;
+  /** The request's trace id, while tracing is on. */
+  readonly traceId: string | undefined;
 }
 
 export function usageRecord(ex: FinishedExchange, time: number, replica: string | null): RequestRecord {
@@ -63,6 +65,7 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
     costUsd: totalCost,
     attempts,
     replica,
+    traceId: ex.traceId ?? null,
   };
 }
 

@@ -37,6 +37,11 @@ export interface AdapterCall<Body = ChatRequestBody> {
    * SourceRequest): a protocol that is that dialect sends it instead of `body`.
    */
   readonly source?: SourceRequest | undefined;
+  /**
+   * Headers the request's observer adds to this one call (its `traceparent`), already
+   * checked against the provider's `propagate_trace`; the call's own headers win.
+   */
+  readonly traceHeaders?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Response headers worth relaying: `x-ratelimit-*` and `retry-after` only. */

@@ -159,10 +159,13 @@ export class HttpAdapter implements Adapter {
     return this.dialect.parseModelList(JSON.parse(res.text) as unknown);
   }
 
-  /** The provider's headers, plus those this call takes from the caller's request (a copy only then). */
+  /** The provider's headers, plus those this call takes from the caller's request and its trace context (a copy only then). */
   private postHeaders(p: Prepared, call: AdapterCall<unknown>): Record<string, string> {
     const extra = this.dialect.callHeaders?.(call);
-    return extra === undefined ? p.postHeaders : { ...p.postHeaders, ...extra };
+    const trace = call.traceHeaders;
+    if (trace === undefined) return extra === undefined ? p.postHeaders : { ...p.postHeaders, ...extra };
+    // Under the call's own headers: a trace context never replaces the key or a header the provider sets.
+    return { ...trace, ...p.postHeaders, ...extra };
   }
 
   private prepare(provider: ProviderConfig): Prepared {

@@ -1,5 +1,17 @@
-import type { Attempt, AttemptEvent, AttemptOutcome, RequestOutcome, TargetConfig, Usage } from '../types.js';
+import type {
+  AnswerFacts,
+  Attempt,
+  AttemptEvent,
+  AttemptObserver,
+  AttemptOutcome,
+  CallObserver,
+  ProviderConfig,
+  RequestOutcome,
+  TargetConfig,
+  Usage,
+} from '../types.js';
 import type { AttemptReason } from './attempt-reasons.js';
+import { upstreamCall } from './upstream-call.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -12,23 +24,43 @@ const MAX_RETRY_AFTER_S = 3_600; // 1 h
  * into the request's outcome. An attempt's `failedOver` flag and event's
  * `nextTarget` are only known once the loop moves on, so each attempt is
  * published (event emitted) when the next one starts or the request ends.
+ *
+ * The request's observer, when it has one (AttemptObserver), hears of the same
+ * attempts from here as they are added and published: the attempt added after
+ * `callStarted` is that call's, any other is a skip.
  */
 export class AttemptLog {
   readonly attempts: Attempt[] = [];
   private pending: Mutable<Attempt> | undefined;
+  /** The call started and not yet recorded, then (recorded) the one whose attempt is pending. */
+  private openCall: CallObserver | undefined;
+  private pendingCall: CallObserver | undefined;
 
   constructor(
     readonly alias: string | undefined,
     private readonly requestId: string | undefined,
     private readonly emit: ((event: AttemptEvent) => void) | undefined,
+    private readonly observer?: AttemptObserver | undefined,
   ) {}
+
+  /** An upstream call to `target` starts: its observer, or undefined when the request has none. */
+  callStarted(target: TargetConfig, provider: ProviderConfig): CallObserver | undefined {
+    const observer = this.observer;
+    if (observer === undefined) return undefined;
+    try {
+      this.openCall = observer.callStarted(upstreamCall(target, provider));
+    } catch {
+      this.openCall = UNOBSERVED_CALL; // an observer must never break routing; the call's attempt is still no skip
+    }
+    return this.openCall;
+  }
 
   add(
     target: TargetConfig,
     outcome: AttemptOutcome,
     reason: AttemptReason,
     durationMs: number,
-    extra?: { status?: number | undefined; detail?: string | undefined; usage?: Usage | undefined },
+    extra?: { status?: number | undefined; detail?: string | undefined; usage?: Usage | undefined; answer?: AnswerFacts | undefined },
   ): void {
     this.publish(target.id);
     const attempt: Mutable<Attempt> = {
@@ -46,6 +78,7 @@ export class AttemptLog {
     if (target.price !== undefined && outcome !== 'skipped') attempt.price = target.price;
     this.attempts.push(attempt);
     this.pending = attempt;
+    if (this.observer !== undefined) this.observe(attempt, extra?.answer);
   }
 
   /**
@@ -71,6 +104,36 @@ export class AttemptLog {
     this.pending = undefined;
     // A retry of the same target is not a failover.
     if (nextTarget !== undefined && nextTarget !== attempt.target) attempt.failedOver = true;
+    const call = this.pendingCall;
+    if (call !== undefined) {
+      this.pendingCall = undefined;
+      guarded(() => call.published(attempt));
+    }
     this.emit?.({ requestId: this.requestId, alias: this.alias, attempt, nextTarget });
+  }
+
+  /** The attempt just added, to the observer: the open call's end, or a skip. */
+  private observe(attempt: Attempt, answer: AnswerFacts | undefined): void {
+    const call = this.openCall;
+    if (call === undefined) {
+      const observer = this.observer!;
+      guarded(() => observer.skipped(attempt));
+      return;
+    }
+    this.openCall = undefined;
+    this.pendingCall = call;
+    guarded(() => call.ended(attempt, answer));
+  }
+}
+
+/** The call of an observer whose `callStarted` threw: nothing to tell it. */
+const UNOBSERVED_CALL: CallObserver = { headers: undefined, ended() {}, published() {}, streamEnded() {} };
+
+/** An observer must never break routing (as an attempt-event listener must not). */
+function guarded(notify: () => void): void {
+  try {
+    notify();
+  } catch {
+    // noted nowhere: the request goes on
   }
 }

@@ -1,6 +1,19 @@
 import type { Adapter, AdapterCall, HttpFailure } from '../adapters/adapter.js';
 import { abortedError } from '../errors.js';
-import type { AliasConfig, ChatRequestBody, ProviderConfig, ResultBase, RouterRequest, RouterResult, StreamResult, TargetConfig, Usage } from '../types.js';
+import type {
+  AliasConfig,
+  AnswerFacts,
+  CallObserver,
+  ChatRequestBody,
+  ProviderConfig,
+  ResultBase,
+  RouterRequest,
+  RouterResult,
+  StreamResult,
+  TargetConfig,
+  Usage,
+} from '../types.js';
+import { answerFacts } from './answer-facts.js';
 import type { AttemptLog } from './attempt-log.js';
 import type { AttemptReason } from './attempt-reasons.js';
 import { classifyFailure, type Decision, type Failure } from './classify-error.js';
@@ -48,6 +61,8 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
   const id = c.target.id;
   c.deps.inFlight.inc(id);
   lease.hold(() => c.deps.inFlight.dec(id));
+  // Undefined unless the request has an observer (the gateway's tracing).
+  const watch = c.log.callStarted(c.target, c.provider);
   const call: AdapterCall<RouterRequest['body']> = {
     provider: c.provider,
     target: c.target,
@@ -58,10 +73,11 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
     firstByte: timer,
     anthropicBeta: c.request.anthropicBeta,
     source: c.request.source,
+    traceHeaders: c.provider.propagateTrace ? watch?.headers : undefined,
   };
   try {
-    if (!c.request.stream) return await complete(c, call, started);
-    return await stream(c, call as AdapterCall, timer, lease, started);
+    if (!c.request.stream) return await complete(c, call, started, watch);
+    return await stream(c, call as AdapterCall, timer, lease, started, watch);
   } catch (error) {
     if (c.request.signal?.aborted === true) {
       c.log.add(c.target, 'aborted', 'aborted', c.deps.now() - started);
@@ -74,13 +90,14 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
   }
 }
 
-async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>, started: number): Promise<CallOutcome> {
+async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>, started: number, watch: CallObserver | undefined): Promise<CallOutcome> {
   const res = await c.operation.call(c.adapter, call);
   if (!res.ok) return httpFailed(c, res, started);
   const invalid = await c.operation.invalidAnswer(res.body, c.request, c.config, c.answerChecks);
   // A rejected answer was still billed: its usage stays on the attempt.
   if (invalid !== undefined) return failed(c, invalid, started, c.operation.usage(res.body));
   const reshaped = c.operation.conform(res.body, c.request);
+  const usage = c.operation.usage(res.body);
   c.deps.health.reportSuccess(c.provider.name);
   // A native answer goes to the caller as the upstream wrote it; its translation (res.body) served the checks and usage.
   const native = res.native;
@@ -88,18 +105,18 @@ async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>,
     kind: 'result',
     result: {
       kind: 'json',
-      ...settle(c, 'ok', 'ok', started, res),
+      ...settle(c, 'ok', 'ok', started, res, undefined, watch === undefined ? undefined : answerFacts(res.body, usage)),
       status: res.status,
       dialect: native?.dialect ?? 'openai',
       body: native?.body ?? res.body,
       text: native !== undefined ? native.text : reshaped ? undefined : res.text,
-      usage: c.operation.usage(res.body),
+      usage,
       ...(c.config.embeddingSpace === undefined ? {} : { embeddingSpace: c.config.embeddingSpace }),
     },
   };
 }
 
-async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, lease: Lease, started: number): Promise<CallOutcome> {
+async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, lease: Lease, started: number, watch: CallObserver | undefined): Promise<CallOutcome> {
   const open = await c.adapter.stream(call);
   if (!open.ok) return httpFailed(c, open, started);
   // The first-byte clock runs until the commit (first delta): that is the wait a user notices.
@@ -119,7 +136,9 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, l
   c.requestLease.handOver(streamLease);
   c.deps.health.reportSuccess(c.provider.name);
   const events = pre.stream;
-  const base = settle(c, 'ok', 'ok', started, open);
+  // Told at the commit (its first event says the answer's id and model) and again when the stream ends.
+  if (watch !== undefined) events.observe(watch);
+  const base = settle(c, 'ok', 'ok', started, open, undefined, watch === undefined ? undefined : events.startFacts());
   // A break after the commit reports the same outcome (the attempts that led here).
   events.outcome = base.outcome;
   const result: StreamResult = {
@@ -170,8 +189,9 @@ function settle(
   started: number,
   res: { readonly status: number; readonly headers: Readonly<Record<string, string>> },
   detail?: string,
+  answer?: AnswerFacts,
 ): ResultBase {
-  c.log.add(c.target, outcome, reason, c.deps.now() - started, { status: res.status, detail: withNote(detail, c) });
+  c.log.add(c.target, outcome, reason, c.deps.now() - started, { status: res.status, detail: withNote(detail, c), answer });
   return { outcome: c.log.outcome(c.target.id), headers: res.headers };
 }
 

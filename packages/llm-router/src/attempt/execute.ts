@@ -75,7 +75,7 @@ export async function execute(snapshot: ConfigSnapshot, request: RouterRequest, 
   const checks = await answerChecks(request, config, alias, deps.schemas);
   const rotation = config.strategy === 'round_robin' ? deps.rotation(config.name) : 0;
   const plan = buildPlan(config, { random: deps.random, rotation, inFlight: deps.inFlight.get });
-  const log = new AttemptLog(alias, request.requestId, deps.attemptListener());
+  const log = new AttemptLog(alias, request.requestId, deps.attemptListener(), request.observer);
   const lease = new Lease();
   if (request.priority === 'background') {
     try {

@@ -1,6 +1,7 @@
 import { ResponseTooLargeError, type StreamEvent, type StreamOpen } from '../adapters/adapter.js';
 import { abortedError, RouterError } from '../errors.js';
-import type { AnswerCheck, CancelSignal, RequestOutcome, Usage } from '../types.js';
+import type { AnswerCheck, AnswerFacts, CallObserver, CancelSignal, RequestOutcome, Usage } from '../types.js';
+import { streamFinishReasons, streamStartFacts } from './answer-facts.js';
 import { classifyStreamBreak, type Failure } from './classify-error.js';
 
 /*
@@ -117,6 +118,9 @@ export class CommittedStream implements AsyncIterableIterator<string> {
   private index = 0;
   private bodyEnded = false;
   private ended = false;
+  /** The call's observer, told how the stream ended; the text of each finish event is kept for it (only then). */
+  private watch: CallObserver | undefined;
+  private finishes: string[] | undefined;
 
   constructor(
     private readonly open: StreamOpen,
@@ -133,6 +137,18 @@ export class CommittedStream implements AsyncIterableIterator<string> {
     return this;
   }
 
+  /** Tells `watch` how this stream ends (CallObserver.streamEnded), with the finish reasons its events carry. */
+  observe(watch: CallObserver): void {
+    this.watch = watch;
+    this.finishes = [];
+  }
+
+  /** What the stream's first event says of the answer (its id and model); read once, at the commit. */
+  startFacts(): AnswerFacts {
+    const first = this.queue.find((event) => event.type === 'chunk');
+    return streamStartFacts(first?.type === 'chunk' ? first.data : '');
+  }
+
   async next(): Promise<IteratorResult<string>> {
     if (this.ended) return { done: true, value: undefined };
     for (;;) {
@@ -140,6 +156,7 @@ export class CommittedStream implements AsyncIterableIterator<string> {
         const event = this.queue[this.index++]!;
         if (event.type === 'chunk') {
           if (event.usage !== undefined) this.usage = event.usage;
+          if (event.finish === true && this.finishes !== undefined) this.finishes.push(event.data);
           if (event.hidden === true) continue;
           return { done: false, value: event.data };
         }
@@ -191,6 +208,18 @@ export class CommittedStream implements AsyncIterableIterator<string> {
     if (this.ended) return;
     this.ended = true;
     this.onEnd(end);
+    const watch = this.watch;
+    if (watch === undefined) return;
+    try {
+      watch.streamEnded({
+        end: end.kind,
+        reason: end.kind === 'interrupted' ? end.reason : undefined,
+        finishReasons: (this.finishes ?? []).flatMap(streamFinishReasons),
+        usage: this.usage,
+      });
+    } catch {
+      // an observer must never break the stream
+    }
   }
 }
 

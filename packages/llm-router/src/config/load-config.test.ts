@@ -188,6 +188,19 @@ describe('parseConfig: env interpolation', () => {
     expect(parseConfig(text).providers.get('azure')?.baseUrl).toBe('https://x.openai.azure.com/openai/v1?api-version=2024-10-21');
   });
 
+  it('propagate_trace: off for the built-in cloud providers, on for ollama and for every provider a file declares; a file\'s value wins', () => {
+    const text =
+      `providers:\n  vllm: { type: openai, base_url: http://10.0.0.5:8000/v1 }\n  groq: { propagate_trace: true }\n  ollama: { propagate_trace: "\${TRACE_OLLAMA}" }\n` + STRINGS_ONLY;
+    const providers = parseConfig(text, { env: { ...env, TRACE_OLLAMA: 'false' } }).providers;
+    const propagates = (name: string) => providers.get(name)?.propagateTrace;
+    expect([propagates('vllm'), propagates('groq'), propagates('ollama')]).toEqual([true, true, false]);
+    expect(['openrouter', 'together', 'google', 'anthropic'].map(propagates)).toEqual([false, false, false, false]);
+    expect(parseConfig(STRINGS_ONLY, { env }).providers.get('ollama')?.propagateTrace).toBe(true);
+    expect(() => parseConfig(`providers:\n  vllm: { type: openai, base_url: http://h/v1, propagate_trace: sometimes }\n` + STRINGS_ONLY, { env })).toThrow(
+      /propagate_trace must be true or false/,
+    );
+  });
+
   it('reads process.env when no env is given', () => {
     process.env.ROUTER_TEST_OLLAMA = 'http://127.0.0.1:9';
     try {

@@ -58,6 +58,9 @@ function buildProvider(
   const requiresApiKey =
     raw.api_key_required === undefined ? keyWritten : reader.boolean(raw.api_key_required, [...path, 'api_key_required'], `${what} api_key_required`);
   const checkModels = raw.check_models === undefined ? false : reader.boolean(raw.check_models, [...path, 'check_models'], `${what} check_models`);
+  // The built-in cloud providers write `false` (built-in-providers.ts); a file's own value wins.
+  const propagateTrace =
+    raw.propagate_trace === undefined ? true : reader.boolean(raw.propagate_trace, [...path, 'propagate_trace'], `${what} propagate_trace`);
   const options = raw.options === undefined || raw.options === null ? {} : reader.map(raw.options, [...path, 'options'], `${what} options`);
   const headers = readHeaders(reader, raw.headers, [...path, 'headers'], what);
   // The admin API's writer reads the list from the file itself (see provider-headers.ts); here it names secrets to redact.
@@ -82,6 +85,7 @@ function buildProvider(
     settings,
     price: readPrice(reader, raw.price, [...path, 'price'], what),
     unsupportedParameters: readParameterNames(reader, raw.unsupported_parameters, [...path, 'unsupported_parameters'], what),
+    propagateTrace,
   });
   rememberApiKeyVariables(provider, key?.variables ?? []);
   return provider;

@@ -20,6 +20,7 @@ export const PROVIDER_KEYS = [
   'settings',
   'price',
   'unsupported_parameters',
+  'propagate_trace',
 ] as const;
 
 export const ALIAS_KEYS = [

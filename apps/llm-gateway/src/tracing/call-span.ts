@@ -1,0 +1,115 @@
+/**
+ * One upstream call as a CLIENT span `{gen_ai.operation.name} {gen_ai.request.model}`
+ * under its request's SERVER span, fed by the router (CallObserver): started
+ * when the call starts — its context is the `traceparent` the call carries
+ * upstream — and ended at the call's end, which for a stream that the router
+ * committed to is the end of the stream. Its attributes are set before it
+ * ends, so an attempt that failed over says so (the router decides that when
+ * it moves on: `published`); the end time is the call's own.
+ */
+import { defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import type { AnswerFacts, Attempt, CallObserver, StreamSummary, UpstreamCall, Usage } from '@mana/llm-router';
+import { ATTR } from './span-attributes.js';
+import type { SpanTools } from './request-span.js';
+
+/** What the decoded request says that its calls' spans carry. */
+export interface RequestParameters {
+  readonly stream: boolean;
+  readonly maxTokens: number | undefined;
+  readonly temperature: number | undefined;
+}
+
+export class CallSpan implements CallObserver {
+  readonly headers: Readonly<Record<string, string>>;
+  private readonly span: Span;
+  private readonly recording: boolean;
+  private readonly startedAt = performance.now();
+  private endedAt = 0;
+  /** The router committed to this call's stream: the span lasts until the stream ends. */
+  private committed = false;
+  private closed = false;
+
+  constructor(
+    tools: SpanTools,
+    parent: Context,
+    operation: string,
+    call: UpstreamCall,
+    private readonly parameters: RequestParameters,
+    private readonly onClose: (span: CallSpan) => void,
+  ) {
+    const attributes: Attributes = {
+      [ATTR.genAiOperation]: operation,
+      [ATTR.genAiProvider]: call.provider,
+      [ATTR.requestModel]: call.model,
+      [ATTR.serverAddress]: call.serverAddress,
+      [ATTR.serverPort]: call.serverPort,
+      [ATTR.target]: call.target,
+    };
+    if (parameters.maxTokens !== undefined) attributes[ATTR.requestMaxTokens] = parameters.maxTokens;
+    if (parameters.temperature !== undefined) attributes[ATTR.requestTemperature] = parameters.temperature;
+    this.span = tools.tracer.startSpan(`${operation} ${call.model}`, { kind: SpanKind.CLIENT, startTime: this.startedAt, attributes }, parent);
+    this.recording = this.span.isRecording();
+    const headers: Record<string, string> = {};
+    tools.propagator.inject(trace.setSpan(ROOT_CONTEXT, this.span), headers, defaultTextMapSetter);
+    this.headers = headers;
+  }
+
+  ended(attempt: Attempt, answer: AnswerFacts | undefined): void {
+    this.endedAt = performance.now();
+    this.committed = attempt.outcome === 'ok' && this.parameters.stream;
+    if (!this.recording) return;
+    const attributes: Attributes = { [ATTR.attemptOutcome]: attempt.outcome, [ATTR.attemptReason]: attempt.reason };
+    if (attempt.status !== undefined) attributes[ATTR.httpStatus] = attempt.status;
+    if (attempt.outcome !== 'ok') {
+      attributes[ATTR.errorType] = attempt.reason;
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: attempt.reason });
+    }
+    if (answer !== undefined) {
+      if (answer.id !== undefined) attributes[ATTR.responseId] = answer.id;
+      if (answer.model !== undefined) attributes[ATTR.responseModel] = answer.model;
+      if (answer.finishReasons.length > 0) attributes[ATTR.finishReasons] = [...answer.finishReasons];
+    }
+    // A failed call's billed answer (`fail_over_on`) carries its usage on the attempt; an answer's is in its facts.
+    addUsage(attributes, attempt.usage ?? answer?.usage);
+    // The commit is the first content delta: the wait a streaming user notices.
+    if (this.committed) attributes[ATTR.timeToFirstChunk] = (this.endedAt - this.startedAt) / 1000;
+    this.span.setAttributes(attributes);
+  }
+
+  published(attempt: Attempt): void {
+    if (this.recording) this.span.setAttribute(ATTR.failedOver, attempt.failedOver);
+    if (!this.committed) this.close(this.endedAt);
+  }
+
+  streamEnded(summary: StreamSummary): void {
+    if (this.recording) {
+      const attributes: Attributes = { [ATTR.streamEnd]: summary.end };
+      if (summary.finishReasons.length > 0) attributes[ATTR.finishReasons] = [...summary.finishReasons];
+      addUsage(attributes, summary.usage);
+      if (summary.end === 'interrupted') {
+        attributes[ATTR.errorType] = summary.reason ?? 'stream_interrupted';
+        this.span.setStatus({ code: SpanStatusCode.ERROR, message: 'stream interrupted' });
+      }
+      this.span.setAttributes(attributes);
+    }
+    this.close(performance.now());
+  }
+
+  /** The request ended while this span was open (a safety net: the router ends every call it starts). */
+  endWithRequest(): void {
+    this.close(this.endedAt > 0 ? this.endedAt : performance.now());
+  }
+
+  private close(at: number): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.span.end(at);
+    this.onClose(this);
+  }
+}
+
+function addUsage(attributes: Attributes, usage: Usage | undefined): void {
+  if (usage === undefined) return;
+  attributes[ATTR.inputTokens] = usage.prompt_tokens;
+  attributes[ATTR.outputTokens] = usage.completion_tokens;
+}
