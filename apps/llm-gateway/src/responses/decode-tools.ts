@@ -33,54 +33,60 @@ export interface DecodedTools {
 /** Sets chat's tools, tool_choice and parallel_tool_calls. */
 export function decodeTools(body: Json, chat: ChatRequestBody): DecodedTools {
   const echoed: Json[] = [];
-  const tools: Json[] = [];
-  const toolNames = new Map<string, ClientToolName>();
+  const offered = new OfferedTools();
   const list = body.tools;
   if (list !== undefined && list !== null) {
     if (!Array.isArray(list)) throw wrongType('tools', 'an array', list);
     for (let i = 0; i < list.length; i++) {
       const tool: unknown = list[i];
-      if (isPlainObject(tool) && tool.type === 'namespace') echoed.push(namespaceTool(tool, `tools[${i}]`, tools, toolNames));
-      else {
-        const fn = functionTool(tool, `tools[${i}]`);
-        tools.push(fn.chat);
-        echoed.push(fn.echo);
-      }
+      if (isPlainObject(tool) && tool.type === 'namespace') echoed.push(namespaceTool(tool, `tools[${i}]`, offered));
+      else echoed.push(offered.add(functionTool(tool, `tools[${i}]`)));
     }
-    if (tools.length > 0) chat.tools = tools;
-    refuseDuplicateNames(tools);
+    if (offered.tools.length > 0) chat.tools = offered.tools;
   }
   const choice = toolChoice(body.tool_choice, chat);
   const parallel = body.parallel_tool_calls;
   if (parallel !== undefined && parallel !== null && typeof parallel !== 'boolean') throw wrongType('parallel_tool_calls', 'a boolean', parallel);
   if (typeof parallel === 'boolean' && chat.tools !== undefined) chat.parallel_tool_calls = parallel;
-  return { echo: { tools: echoed, tool_choice: choice, parallel_tool_calls: parallel ?? true }, toolNames: toolNames.size === 0 ? undefined : toolNames };
+  return { echo: { tools: echoed, tool_choice: choice, parallel_tool_calls: parallel ?? true }, toolNames: offered.toolNames.size === 0 ? undefined : offered.toolNames };
+}
+
+/** A function tool as decoded: chat's tool, the answer's, and the names it goes by upstream and for the client. */
+interface FunctionTool {
+  readonly chat: Json;
+  readonly echo: Json;
+  readonly chatName: string;
+  readonly name: string;
+}
+
+/** The chat tools offered upstream, each under a name no other has, and the client's names of the renamed ones. */
+class OfferedTools {
+  readonly tools: Json[] = [];
+  readonly toolNames = new Map<string, ClientToolName>();
+  private readonly names = new Set<string>();
+
+  /** Adds `fn` (a function of `namespace`, if given); returns what the answer repeats of it. */
+  add(fn: FunctionTool, namespace?: string): Json {
+    // Two tools offered under one name (a function named like a namespace's flat name) cannot be told apart in a call.
+    if (this.names.has(fn.chatName)) {
+      throw new Refusal('invalid_request', `Two tools are named '${fn.chatName.slice(0, 80)}' (a namespace's function is offered to chat targets as <namespace>__<name>): rename one.`, 'tools');
+    }
+    this.names.add(fn.chatName);
+    this.tools.push(fn.chat);
+    if (namespace !== undefined) this.toolNames.set(fn.chatName, { name: fn.name, namespace });
+    return fn.echo;
+  }
 }
 
 /** A namespace's functions → chat tools under their flat names; returns the namespace as the answer repeats it. */
-function namespaceTool(tool: Json, param: string, tools: Json[], toolNames: Map<string, ClientToolName>): Json {
+function namespaceTool(tool: Json, param: string, offered: OfferedTools): Json {
   const { name: namespace, description, tools: members } = tool;
   if (typeof namespace !== 'string' || namespace === '') throw wrongType(`${param}.name`, 'a non-empty string', namespace);
   if (description !== undefined && description !== null && typeof description !== 'string') throw wrongType(`${param}.description`, 'a string', description);
   if (!Array.isArray(members) || members.length === 0) throw wrongType(`${param}.tools`, 'a non-empty array of function tools', members);
   const echoed: Json[] = [];
-  for (let k = 0; k < members.length; k++) {
-    const fn = functionTool(members[k], `${param}.tools[${k}]`, namespace);
-    tools.push(fn.chat);
-    echoed.push(fn.echo);
-    toolNames.set((fn.chat.function as Json).name as string, { name: fn.echo.name as string, namespace });
-  }
+  for (let k = 0; k < members.length; k++) echoed.push(offered.add(functionTool(members[k], `${param}.tools[${k}]`, namespace), namespace));
   return { type: 'namespace', name: namespace, description: description ?? '', tools: echoed };
-}
-
-/** Two tools offered upstream under one name (a function named like a namespace's flat name) cannot be told apart in a call. */
-function refuseDuplicateNames(tools: readonly Json[]): void {
-  const seen = new Set<string>();
-  for (const tool of tools) {
-    const name = (tool.function as Json).name as string;
-    if (seen.has(name)) throw new Refusal('invalid_request', `Two tools are named '${name.slice(0, 80)}' (a namespace's function is offered to chat targets as <namespace>__<name>): rename one.`, 'tools');
-    seen.add(name);
-  }
 }
 
 function builtInTool(type: unknown, param: string): Refusal {
@@ -93,7 +99,7 @@ function builtInTool(type: unknown, param: string): Refusal {
 }
 
 /** A function tool → chat's (under its flat name when it belongs to `namespace`), and as the answer repeats it. */
-function functionTool(tool: unknown, param: string, namespace?: string): { readonly chat: Json; readonly echo: Json } {
+function functionTool(tool: unknown, param: string, namespace?: string): FunctionTool {
   if (!isPlainObject(tool)) throw wrongType(param, 'an object', tool);
   if (tool.type !== 'function') throw builtInTool(tool.type, `${param}.type`);
   const { name, description, parameters, strict } = tool;
@@ -112,6 +118,8 @@ function functionTool(tool: unknown, param: string, namespace?: string): { reado
   return {
     chat: { type: 'function', function: fn },
     echo: { type: 'function', name, description: description ?? null, parameters: parameters ?? null, strict: strict ?? null },
+    chatName,
+    name,
   };
 }
 

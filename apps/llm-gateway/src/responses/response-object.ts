@@ -11,6 +11,7 @@
  */
 import { estimatePromptTokens, estimateTokens, type ChatRequestBody, type Usage } from '@mana/llm-router';
 import type { DecodedRequest } from '../routes/inbound-codec.js';
+import type { CalledTool } from './tool-namespaces.js';
 
 /** `status` of a response (the spec's values the gateway writes). */
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
@@ -72,7 +73,7 @@ export function messageItem(id: string, status: ItemStatus, parts: readonly stri
   return `{"id":"${id}","type":"message","status":"${status}","role":"assistant","content":[${parts.join(',')}]}`;
 }
 
-export function functionCallItem(id: string, status: ItemStatus, callId: string, tool: { readonly name: string; readonly namespace?: string }, args: string): string {
+export function functionCallItem(id: string, status: ItemStatus, callId: string, tool: CalledTool, args: string): string {
   const namespace = tool.namespace === undefined ? '' : `,"namespace":${JSON.stringify(tool.namespace)}`;
   return `{"id":"${id}","type":"function_call","status":"${status}","call_id":${JSON.stringify(callId)},"name":${JSON.stringify(tool.name)}${namespace},"arguments":${JSON.stringify(args)}}`;
 }

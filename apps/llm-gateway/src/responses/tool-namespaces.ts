@@ -24,7 +24,10 @@ export function flatToolName(namespace: string, name: string): string {
   return `${namespace}__${name}`;
 }
 
-/** The tool a call names, as the client knows it: its namespace's function, or the name itself. */
-export function calledTool(chatName: string, toolNames: ReadonlyMap<string, ClientToolName> | undefined): { readonly name: string; readonly namespace?: string } {
+/** The tool a call names, as the client knows it: a namespace's function, or a function of no namespace. */
+export type CalledTool = ClientToolName | { readonly name: string; readonly namespace?: undefined };
+
+/** The tool a call to `chatName` names, as the client knows it. */
+export function calledTool(chatName: string, toolNames: ReadonlyMap<string, ClientToolName> | undefined): CalledTool {
   return toolNames?.get(chatName) ?? { name: chatName };
 }
