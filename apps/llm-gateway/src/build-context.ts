@@ -14,6 +14,7 @@ import { DEFAULT_USAGE_RETENTION_MS, type GatewayOptions } from './cli.js';
 import type { GatewayContext, GatewayRouter } from './context.js';
 import { KeyChecker } from './http/auth.js';
 import { CorsPolicy } from './http/cors.js';
+import { ServiceKeys } from './keys/service-keys.js';
 import type { Logger } from './logging.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { createReloader } from './reload.js';
@@ -78,6 +79,9 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
     onApplied: (text, source) => history.applied(text, source),
     shared: sync,
   });
+  // Read before serving: a request is checked against memory, never the database.
+  const serviceKeys = new ServiceKeys({ store: usageRecorder?.store, staticKeyCount: options.apiKeys.length, logger, reconcile: options.databaseUrl !== undefined });
+  await serviceKeys.load();
   const dashboard = await loadDashboardFiles();
   if (dashboard.kind === 'missing') logger.warn({ reason: dashboard.reason }, 'dashboard not served at /ui/');
   return {
@@ -92,6 +96,7 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
     configStore,
     reload,
     usageRecorder,
+    serviceKeys,
     shared: replicas?.shared,
     tracing,
     dashboard,

@@ -87,7 +87,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     context,
     reload: context.reload,
     shutdown(graceMs = options.shutdownGraceMs) {
-      shuttingDown ??= drainAndClose(bound.server, router, state, graceMs, logger, usageRecorder, context.tracing).finally(() => shared?.close());
+      shuttingDown ??= drainAndClose(bound.server, router, state, graceMs, logger, usageRecorder, context.tracing, context.serviceKeys).finally(() => shared?.close());
       return shuttingDown;
     },
   };

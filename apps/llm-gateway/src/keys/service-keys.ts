@@ -1,0 +1,169 @@
+/**
+ * The gateway's service keys: an in-memory KeyIndex, loaded from the usage
+ * store at start and updated by every admin write on this replica, so no
+ * request ever waits on the database. The store is the truth; the index is
+ * what a request is checked against.
+ *
+ * In the background, on one timer:
+ * - `last_used_at` is approximate: uses are collected in memory and written in
+ *   one transaction every LAST_USED_FLUSH_MS (and at shutdown);
+ * - a replica whose first read failed (store down at start) reads again until
+ *   it succeeds; with PostgreSQL every replica also re-reads the keys, so a
+ *   write made on another replica reaches this one within that interval.
+ *
+ * The static MANA_LLM_API_KEYS keys are not stored here; they are listed as
+ * read-only `env-1`, `env-2`, … (numbered in the order the variable lists them).
+ */
+import { KeyIndex, type StoredServiceKey } from '@mana/llm-service-keys';
+import type { ServiceKeyWrite, UsageStore } from '@mana/llm-usage-store';
+import type { Logger } from '../logging.js';
+import { createSerialQueue, type SerialQueue } from '../serial-queue.js';
+import { retryWhileLocked } from '../usage/retry-while-locked.js';
+
+/** How often the collected uses are written, and the keys re-read where needed. */
+export const LAST_USED_FLUSH_MS = 10_000; // 10 s
+
+/** The id and name of the n-th (1-based) MANA_LLM_API_KEYS key. */
+export const staticKeyId = (n: number): string => `env-${n}`;
+export const STATIC_KEY_ID = /^env-([1-9][0-9]{0,5})$/;
+
+export interface ServiceKeysOptions {
+  /** Undefined with `--usage off`: no key can be stored, only the static ones are listed. */
+  readonly store: UsageStore | undefined;
+  /** How many keys MANA_LLM_API_KEYS holds. */
+  readonly staticKeyCount: number;
+  readonly logger: Logger;
+  /** Re-read the store on every tick (PostgreSQL: other replicas write it too). */
+  readonly reconcile: boolean;
+  readonly now?: () => number;
+}
+
+export class ServiceKeys {
+  readonly index = new KeyIndex();
+  readonly staticKeyCount: number;
+  /** Uses not yet written: key id → epoch ms of the newest. */
+  private readonly pendingUses = new Map<string, number>();
+  /** Admin writes and re-reads of this replica, one at a time, so the index never goes back to an older state. */
+  private readonly serial: SerialQueue = createSerialQueue();
+  private readonly timer: NodeJS.Timeout;
+  private loaded = false;
+  private closed = false;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ServiceKeysOptions) {
+    this.staticKeyCount = options.staticKeyCount;
+    this.now = options.now ?? Date.now;
+    this.timer = setInterval(() => void this.tick(), LAST_USED_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  /** The store keys live in; undefined with `--usage off`. */
+  get store(): UsageStore | undefined {
+    return this.options.store;
+  }
+
+  /** Reads every key from the store (at start). A failure is logged; the timer reads again. */
+  async load(): Promise<void> {
+    await this.reload('start');
+  }
+
+  /** The key a presented key string authenticates as, if any (memory only). */
+  lookup(presented: string): StoredServiceKey | undefined {
+    return this.index.lookup(presented, this.now());
+  }
+
+  /** Notes a use of key `id` now; written in the next flush. */
+  noteUsed(id: string): void {
+    this.pendingUses.set(id, this.now());
+  }
+
+  /** Every stored key with its newest use (a use not yet written included). */
+  all(): StoredServiceKey[] {
+    return this.index.all().map((key) => this.withPendingUse(key));
+  }
+
+  get(id: string): StoredServiceKey | undefined {
+    const key = this.index.get(id);
+    return key === undefined ? undefined : this.withPendingUse(key);
+  }
+
+  /** Runs a store write and applies its result to the index, in this replica's write order. */
+  write(work: (store: UsageStore) => Promise<ServiceKeyWrite>): Promise<ServiceKeyWrite> {
+    const store = this.requireStore();
+    return this.serial(async () => {
+      const outcome = await retryWhileLocked(() => work(store));
+      if (outcome.kind === 'written') this.index.set(outcome.key);
+      return outcome;
+    });
+  }
+
+  /** Deletes key `id` from the store and the index; false when the store had none. */
+  delete(id: string): Promise<boolean> {
+    const store = this.requireStore();
+    return this.serial(async () => {
+      const deleted = await retryWhileLocked(() => store.deleteServiceKey(id));
+      this.index.delete(id);
+      this.pendingUses.delete(id);
+      return deleted;
+    });
+  }
+
+  /** Writes the collected uses, then stops the timer (at shutdown, before the store closes). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.flushUses();
+  }
+
+  private requireStore(): UsageStore {
+    if (this.options.store === undefined) throw new Error('no key store');
+    return this.options.store;
+  }
+
+  private withPendingUse(key: StoredServiceKey): StoredServiceKey {
+    const used = this.pendingUses.get(key.id);
+    return used === undefined || (key.lastUsedAt !== null && key.lastUsedAt >= used) ? key : { ...key, lastUsedAt: used };
+  }
+
+  private async tick(): Promise<void> {
+    await this.flushUses();
+    if (!this.loaded || this.options.reconcile) await this.reload('reconcile');
+  }
+
+  private async reload(when: 'start' | 'reconcile'): Promise<void> {
+    const store = this.options.store;
+    if (store === undefined || this.closed) return;
+    await this.serial(async () => {
+      try {
+        const keys = await store.serviceKeys();
+        this.index.replaceAll(keys);
+        if (!this.loaded && when === 'reconcile') this.options.logger.info({ keys: keys.length }, 'service keys read from the store');
+        this.loaded = true;
+      } catch (error) {
+        // Keys known before keep working; a first read is retried on the next tick.
+        if (when === 'start' || this.loaded) {
+          this.options.logger.warn({ err: { message: (error as Error)?.message }, loaded: this.loaded }, 'service keys not read from the store; retrying');
+        }
+      }
+    });
+  }
+
+  private async flushUses(): Promise<void> {
+    const store = this.options.store;
+    if (store === undefined || this.pendingUses.size === 0) return;
+    const uses = new Map(this.pendingUses);
+    this.pendingUses.clear();
+    try {
+      await retryWhileLocked(() => store.touchServiceKeys(uses));
+      for (const [id, at] of uses) {
+        const key = this.index.get(id);
+        if (key !== undefined && (key.lastUsedAt === null || key.lastUsedAt < at)) this.index.set({ ...key, lastUsedAt: at });
+      }
+    } catch (error) {
+      // Approximate by design: put them back (a newer use wins) and try on the next tick.
+      for (const [id, at] of uses) if (!this.pendingUses.has(id)) this.pendingUses.set(id, at);
+      this.options.logger.warn({ err: { message: (error as Error)?.message } }, 'service key last use not written; retrying');
+    }
+  }
+}
