@@ -36,11 +36,13 @@ export interface ApiCaller {
  *   (as `StaticKeys` does), or look the digest up in a map (the digest of a
  *   high-entropy secret tells an attacker nothing).
  * - It returns the same caller object for the same key while the key is
- *   unchanged: the per-connection memo and the metrics' series hold on to it.
+ *   unchanged (the per-connection memo holds on to it; make one per key, not
+ *   one per call: the request path allocates nothing for its caller).
  * - `epoch` changes (only ever grows) whenever the source's keys change (a
- *   key disabled, rotated, deleted): callers remembered for a connection under
- *   an older epoch are checked again, so a revoked key stops working on
- *   connections that are already open.
+ *   key disabled, rotated, deleted, or past its expiry or grace: nothing
+ *   else tells the memo that time ran out): callers remembered for a
+ *   connection under an older epoch are checked again, so a revoked key
+ *   stops working on connections that are already open.
  */
 export interface CallerSource<C extends ApiCaller = ApiCaller> {
   /** True while the source holds any key: auth is on while any source has one. */
