@@ -4,7 +4,7 @@
  * so a slow stdout never blocks a request and the per-request cost stays at
  * building the line (an unbuffered write per line costs ~15 µs of event-loop
  * time, half the gateway's own overhead). `flush()` before exiting. One line per request, built by `requestLogLine`:
- * ids (the trace's too, while tracing is on), alias, target, attempts and outcomes, status, durations, tokens —
+ * ids (the trace's too, while tracing is on), the calling key's name, alias, target, attempts and outcomes, status, durations, tokens —
  * never prompt text, never keys (the Authorization header is not read into logs).
  */
 import { pino, type Logger } from 'pino';
@@ -136,6 +136,8 @@ export interface RequestLogFields {
   tokenUsage?: Usage | undefined;
   /** The request's trace id, while tracing is on. */
   traceId?: string | undefined;
+  /** The name of the key that called (never the key); absent with auth off or a refused key. */
+  key?: string | undefined;
 }
 
 /** The one line logged per request. */
@@ -149,6 +151,7 @@ export function requestLogLine(f: RequestLogFields): Record<string, unknown> {
   };
   if (f.api !== undefined) line.api = f.api;
   if (f.traceId !== undefined) line.trace_id = f.traceId;
+  if (f.key !== undefined) line.key = f.key;
   if (f.ttfbMs !== undefined) line.ttfb_ms = Math.round(f.ttfbMs * 100) / 100;
   if (f.model !== undefined) line.model = f.model;
   if (f.alias !== undefined) line.alias = f.alias;

@@ -6,11 +6,11 @@
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { GatewayContext } from './context.js';
-import { errorBody, gatewayError } from './http/errors.js';
+import { errorBody, gatewayError, type GatewayError } from './http/errors.js';
 import type { CorsPolicy } from './http/cors.js';
 import { requestIdOf } from './http/request-id.js';
 import { sendError, type Headers } from './http/respond.js';
-import { authError, type RouteMatch, type RouteTable } from './http/route-table.js';
+import { authVerdict, isRefusal, type RouteMatch, type RouteTable } from './http/route-table.js';
 import { requestLogLine } from './logging.js';
 import { gatewayRouteTable } from './routes/gateway-routes.js';
 import { pathOf } from './http/url.js';
@@ -23,19 +23,11 @@ export const SERVER_TIMEOUTS = {
 
 const MAX_HEADER_BYTES = 32 * 1024; // 32 KB of request headers
 
-/** A route to run, or a request already answered (404, 405, refused by auth), logged by its route or not. */
+/** A route matched, or a request already answered (404, 405, refused by auth), logged by its route or not. */
 type Admission = Extract<RouteMatch, { kind: 'route' }> | 'answered' | 'answered_and_logged';
 
-/** Matches the route and runs its auth step; answers 404, 405 and refusals itself. */
-function admit(
-  ctx: GatewayContext,
-  table: RouteTable,
-  req: IncomingMessage,
-  res: ServerResponse,
-  requestId: string,
-  path: string,
-  startedAt: number,
-): Admission {
+/** Matches the route; answers 404 and 405 itself. */
+function matchRoute(ctx: GatewayContext, table: RouteTable, req: IncomingMessage, res: ServerResponse, requestId: string, path: string): Admission {
   const method = req.method ?? '';
   const match = table.match(method, path);
   if (match.kind === 'not_found') {
@@ -49,8 +41,19 @@ function admit(
     });
     return 'answered';
   }
-  const refusal = authError(ctx, match.route.auth, req);
-  if (refusal === undefined) return match;
+  return match;
+}
+
+/** Answers a request its route's auth step refused: the route's own way, or the plain error answer. */
+function refuse(
+  ctx: GatewayContext,
+  match: Extract<RouteMatch, { kind: 'route' }>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  startedAt: number,
+  refusal: GatewayError,
+): Admission {
   if (match.route.refused === undefined) {
     sendError(res, ctx.state, refusal, { 'x-request-id': requestId });
     return 'answered';
@@ -79,10 +82,13 @@ async function handle(ctx: GatewayContext, table: RouteTable, req: IncomingMessa
   try {
     requestId = requestIdOf(req.headers['x-request-id']);
     if (ctx.cors === undefined || !answeredByCors(ctx.cors, table, req, res, path)) {
-      admission = admit(ctx, table, req, res, requestId, path, startedAt);
+      admission = matchRoute(ctx, table, req, res, requestId, path);
     }
     if (typeof admission === 'object') {
-      await admission.route.handler(ctx, req, res, requestId, admission.params, startedAt);
+      // The auth step: a refusal is answered here, a pass hands the handler its caller.
+      const verdict = authVerdict(ctx, admission.route.auth, req);
+      if (isRefusal(verdict)) admission = refuse(ctx, admission, req, res, requestId, startedAt, verdict);
+      else await admission.route.handler(ctx, req, res, requestId, admission.params, startedAt, verdict);
     }
   } catch (error) {
     ctx.logger.error({ req_id: requestId || undefined, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unhandled route error');

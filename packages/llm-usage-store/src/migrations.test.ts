@@ -2,7 +2,7 @@
  * Upgrading stores written by earlier versions: before the rollups existed
  * (migration 0004 builds them from the stored rows; a real SQLite file), and
  * before attempts moved into their request's row (0013; SQLite and a real
- * PostgreSQL server).
+ * PostgreSQL server), and before requests carried their key (0016; both).
  */
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
@@ -171,4 +171,82 @@ describe.each(['sqlite', 'postgres'] as const)('migration 0013 (attempts in thei
       await store.close();
     }
   });
+});
+
+const UNDO_0016 = `
+  DROP INDEX usage_requests_key_id_ts;
+  ALTER TABLE usage_requests DROP COLUMN key_id;
+  ALTER TABLE usage_requests DROP COLUMN key_name;
+  DELETE FROM usage_rollups WHERE dim = 'key';
+  DELETE FROM kysely_migration WHERE name = '0016_key_identity';`;
+
+/** Rewrites a store into the layout of the versions before 0016: no key columns, no key rollups, 0016 not applied. */
+async function toLayoutBefore0016(where: TestLocation): Promise<void> {
+  if (where.location.kind === 'sqlite') {
+    const raw = new BetterSqlite3(where.location.file);
+    try {
+      raw.exec(UNDO_0016);
+    } finally {
+      raw.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: where.location.url });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    await client.query(UNDO_0016);
+  } finally {
+    await client.end();
+  }
+}
+
+describe.each(['sqlite', 'postgres'] as const)('migration 0016 (key identity), %s', (engine) => {
+  let where: TestLocation | undefined;
+
+  afterEach(async () => {
+    await where?.cleanup();
+  });
+
+  it('rows stored before it have no key, and the summary by key counts them all, from rollups and raw rows alike', async () => {
+    where = await testLocation(engine);
+    // Across days, hours and minutes, so that whole days and hours are read from rollups.
+    const old = [
+      rescuedRequest({ requestId: 'days-ago', time: T0 - 50 * HOUR }),
+      request({ requestId: 'hours-ago', time: T0 - 2 * HOUR + 17, alias: 'other' }),
+      request({ requestId: 'now', time: T0 + 5, status: 502, code: 'all_targets_failed' }),
+    ];
+    let store = new UsageStore({ location: where.location });
+    await store.write(recordBatch(old));
+    const byAlias = await store.summary({ groupBy: 'alias', since: T0 - 60 * HOUR, until: T0 + HOUR });
+    await store.close();
+
+    await toLayoutBefore0016(where);
+
+    store = new UsageStore({ location: where.location });
+    try {
+      const stored = (await store.requests({})).requests;
+      expect(stored.map((r) => [r.requestId, r.keyId, r.keyName])).toEqual([
+        ['now', null, null],
+        ['hours-ago', null, null],
+        ['days-ago', null, null],
+      ]);
+      const total = (rows: readonly { requests: number; errors: number; rescued: number }[]) =>
+        rows.reduce((sum, r) => [sum[0]! + r.requests, sum[1]! + r.errors, sum[2]! + r.rescued], [0, 0, 0]);
+      for (const window of [{ since: T0 - 60 * HOUR, until: T0 + HOUR }, { since: T0 - 3 * HOUR + 61_234, until: T0 + 30_000 }, {}]) {
+        const byKey = await store.summary({ groupBy: 'key', ...window });
+        expect(byKey.map((r) => r.key)).toEqual([null]);
+        expect(total(byKey)).toEqual(total(await store.summary({ groupBy: 'alias', ...window })));
+      }
+      expect(total(byAlias)).toEqual([3, 2, 1]);
+
+      // A request stored after the upgrade carries its key, beside the old ones.
+      await store.write(recordBatch([request({ requestId: 'new', time: T0 + 10, keyId: 'env-2', keyName: 'env-2' })]));
+      const byKey = await store.summary({ groupBy: 'key', since: T0 - 60 * HOUR, until: T0 + HOUR });
+      expect(byKey.map((r) => [r.key, r.requests])).toEqual([[null, 3], ['env-2', 1]]);
+      expect((await store.requests({ key: 'env-2' })).requests.map((r) => r.requestId)).toEqual(['new']);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 });

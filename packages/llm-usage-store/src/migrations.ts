@@ -5,7 +5,7 @@
  * Append new versions; never edit an applied one.
  */
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import { backfillRollups } from './rollups.js';
+import { backfillKeyRollups, backfillRollups } from './rollups.js';
 import type { UsageDatabase } from './schema.js';
 
 const migrations: Record<string, Migration> = {
@@ -180,7 +180,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('usage_requests').addColumn('trace_id', 'text').execute();
     },
   },
-  // 0016 belongs to usage attribution (key_id / key_name on usage_requests).
+  '0016_key_identity': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // Who called: the key's public id and name (never its secret), for attribution and `group_by=key`.
+      await db.schema.alterTable('usage_requests').addColumn('key_id', 'text').execute();
+      await db.schema.alterTable('usage_requests').addColumn('key_name', 'text').execute();
+      // The `key` filter of the usage API, as alias and target have theirs (0001); names are not filtered on.
+      await db.schema.createIndex('usage_requests_key_id_ts').on('usage_requests').columns(['key_id', 'ts']).execute();
+      // The summary by key reads rollups (rollups.ts): those of the rows already stored, none of which has a key.
+      await backfillKeyRollups(db as Kysely<UsageDatabase>);
+    },
+  },
   '0017_service_keys': {
     async up(db: Kysely<unknown>): Promise<void> {
       // Service keys (@mana/llm-service-keys): settings and SHA-256 digests of the secrets, never a secret.

@@ -31,6 +31,7 @@ export function applyFilter(q: RequestQuery, f: RequestFilter): RequestQuery {
   if (f.target !== undefined) q = q.where('target', '=', f.target);
   if (f.status !== undefined) q = q.where('status', '=', f.status);
   if (f.code !== undefined) q = q.where('code', '=', f.code);
+  if (f.key !== undefined) q = q.where('key_id', '=', f.key);
   if (f.failedOver !== undefined) q = q.where('failovers', f.failedOver ? '>' : '=', 0);
   // A literal, not a bound parameter: only then may SQLite use the partial index of flagged rows.
   if (f.errorsOnly === true) q = q.where(sql<boolean>`flagged = 1`);

@@ -1,7 +1,7 @@
 /**
- * Totals per alias, target or provider over a time window.
+ * Totals per alias, key, target or provider over a time window.
  *
- * By alias the unit is the request (usage_requests). By target or provider the
+ * By alias or key (the key's id) the unit is the request (usage_requests). By target or provider the
  * unit is the upstream call (the request's attempts): a call that failed over counts as
  * an error of its target but not as a request, so a rescued request counts once.
  *
@@ -14,13 +14,13 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { isEmpty, percentiles } from './histogram.js';
-import { addStoredRollup, countAttempt, countRequest, emptyTally, NO_KEY, ROLLUP_SPANS, type Tally } from './rollups.js';
+import { addStoredRollup, countAttempt, countRequest, emptyTally, isRequestGroup, NO_KEY, REQUEST_GROUPS, ROLLUP_SPANS, type Tally } from './rollups.js';
 import type { UsageDatabase } from './schema.js';
 import { visitAttemptMeasuresWhere } from './stored-attempts.js';
 import type { SummaryGroup, SummaryQuery, SummaryRow } from './types.js';
 import { UsageQueryError } from './usage-query-error.js';
 
-export const SUMMARY_GROUPS: readonly SummaryGroup[] = ['alias', 'target', 'provider'];
+export const SUMMARY_GROUPS: readonly SummaryGroup[] = ['alias', 'target', 'provider', 'key'];
 
 /** Where each part of a window is read from: rollups of a span length, or raw rows (`span` 0). */
 export interface WindowPart {
@@ -76,7 +76,7 @@ export async function querySummary(db: Kysely<UsageDatabase>, query: SummaryQuer
   return [...tallies]
     .filter(([, t]) => !isEmpty(t.durations)) // every stored row has a duration
     .map(([key, t]): SummaryRow => ({
-      key: groupBy === 'alias' && key === NO_KEY ? null : key,
+      key: isRequestGroup(groupBy) && key === NO_KEY ? null : key,
       requests: t.requests,
       errors: t.errors,
       rescued: t.rescued,
@@ -89,16 +89,17 @@ export async function querySummary(db: Kysely<UsageDatabase>, query: SummaryQuer
     .sort((a, b) => b.requests - a.requests || String(a.key).localeCompare(String(b.key)));
 }
 
-/** Counts the raw rows of the window's edges (requests by alias, attempts by target or provider) into `tallyOf`. */
+/** Counts the raw rows of the window's edges (requests by alias or key, attempts by target or provider) into `tallyOf`. */
 async function countRawRows(db: Kysely<UsageDatabase>, groupBy: SummaryGroup, parts: WindowPart[], tallyOf: (key: string) => Tally): Promise<void> {
   const inSpans = (column: string) => sql.join(parts.map((p) => sql`(${window(column, p.from, p.to)})`), sql` OR `);
-  if (groupBy === 'alias') {
+  if (isRequestGroup(groupBy)) {
+    const column = REQUEST_GROUPS[groupBy];
     const requests = await db
       .selectFrom('usage_requests')
-      .select(['ts', 'alias', 'status', 'failovers', 'rescued', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'duration_ms', 'ttfb_ms'])
+      .select(['ts', 'alias', 'key_id', 'status', 'failovers', 'rescued', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'duration_ms', 'ttfb_ms'])
       .where(sql<boolean>`(${inSpans('ts')})`)
       .execute();
-    for (const r of requests) countRequest(tallyOf(r.alias ?? NO_KEY), r);
+    for (const r of requests) countRequest(tallyOf(r[column] ?? NO_KEY), r);
     return;
   }
   await visitAttemptMeasuresWhere(db, inSpans, (a) => countAttempt(tallyOf(groupBy === 'target' ? a.target : a.provider), a));

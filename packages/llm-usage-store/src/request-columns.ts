@@ -143,6 +143,9 @@ export const REQUEST_COLUMNS = [
   { name: 'ts', kind: 'time', nullable: false, field: 'time', json: 'time' },
   // A short, non-reversible fingerprint of the API key used; never the key.
   { name: 'key_fingerprint', kind: 'dictionary-string', nullable: true, field: 'keyFingerprint', json: 'key' },
+  // Who called: the key's public id and name (never its secret); null with auth off and on rows older than migration 0016.
+  { name: 'key_id', kind: 'dictionary-string', nullable: true, field: 'keyId', json: 'key_id' },
+  { name: 'key_name', kind: 'dictionary-string', nullable: true, field: 'keyName', json: 'key_name' },
   { name: 'replica', kind: 'dictionary-string', nullable: true, field: 'replica', json: 'replica' },
   // The OpenTelemetry trace of the request, while tracing is on: a trace leads here and back. Null on rows older than migration 0015.
   { name: 'trace_id', kind: 'text', nullable: true, field: 'traceId', json: 'trace_id' },

@@ -43,6 +43,7 @@ function cellAt<K extends keyof RequestRow>(values: readonly Cell[], at: number,
 
 const TS = indexOf('ts');
 const ALIAS = indexOf('alias');
+const KEY_ID = indexOf('key_id');
 const STATUS = indexOf('status');
 const FAILOVERS = indexOf('failovers');
 const RESCUED = indexOf('rescued');
@@ -54,7 +55,7 @@ const TTFB_MS = indexOf('ttfb_ms');
 
 /** One object, refilled for every row added: `RollupsBuilder` keeps no reference to it. */
 const requestMeasures: RequestMeasures = {
-  ts: 0, alias: null, status: 0, failovers: 0, rescued: 0, prompt_tokens: null, completion_tokens: null, cost_usd: null, duration_ms: 0, ttfb_ms: null,
+  ts: 0, alias: null, key_id: null, status: 0, failovers: 0, rescued: 0, prompt_tokens: null, completion_tokens: null, cost_usd: null, duration_ms: 0, ttfb_ms: null,
 };
 
 /** Adds what a stored row (`values[at…]`) adds to the rollups: the request's measures, and its attempts'. */
@@ -62,6 +63,7 @@ export function addRowTo(rollups: RollupsBuilder, values: readonly Cell[], at: n
   const m = requestMeasures;
   m.ts = cellAt(values, at, TS);
   m.alias = cellAt(values, at, ALIAS);
+  m.key_id = cellAt(values, at, KEY_ID);
   m.status = cellAt(values, at, STATUS);
   m.failovers = cellAt(values, at, FAILOVERS);
   m.rescued = cellAt(values, at, RESCUED);

@@ -1,12 +1,13 @@
 /**
- * Rollups: per minute, hour and day (UTC), for each alias, target and provider, the
+ * Rollups: per minute, hour and day (UTC), for each alias, key, target and provider, the
  * sums a summary needs (requests, errors, rescued, tokens, cost) and log-scale
  * histograms of duration and time to first byte. They are added to in the same
  * transaction as the rows they count, so a summary reads whole days, hours and
  * minutes from here and raw rows only for the ragged edges of its window.
  *
  * The counting rules are the summary's (see query-summary.ts): by alias the
- * unit is the request, by target or provider the attempt (upstream call).
+ * unit is the request, by key too (the key's id), by target or provider the
+ * attempt (upstream call).
  *
  * Several writers (replicas on one PostgreSQL) may add to the same rollup row:
  * each transaction first makes sure its rows exist, then reads them FOR UPDATE,
@@ -22,8 +23,16 @@ export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 /** Largest first: a window is covered by whole days, then hours, then minutes (query-summary.ts). */
 export const ROLLUP_SPANS = [DAY_MS, HOUR_MS, MINUTE_MS] as const;
-/** The key of rows without an alias (rejected before routing, or a direct model): aliases are never empty. */
+/** The rollup key of rows without an alias or caller (rejected before routing, a direct model, auth off): aliases and key ids are never empty. */
 export const NO_KEY = '';
+
+/** The groups whose unit is the request, with the column each groups by; the others (target, provider) count attempts. */
+export const REQUEST_GROUPS = { alias: 'alias', key: 'key_id' } as const satisfies Partial<Record<SummaryGroup, keyof UsageRequestsTable>>;
+export type RequestGroup = keyof typeof REQUEST_GROUPS;
+
+export function isRequestGroup(group: SummaryGroup): group is RequestGroup {
+  return Object.hasOwn(REQUEST_GROUPS, group);
+}
 
 /** The measures of one group over some rows, before and after storage. */
 export interface Tally {
@@ -55,7 +64,7 @@ export function addTally(into: Tally, from: Tally): void {
 
 export type RequestMeasures = Pick<
   Selectable<UsageRequestsTable>,
-  'ts' | 'alias' | 'status' | 'failovers' | 'rescued' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd' | 'duration_ms' | 'ttfb_ms'
+  'ts' | 'alias' | 'key_id' | 'status' | 'failovers' | 'rescued' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd' | 'duration_ms' | 'ttfb_ms'
 >;
 export type AttemptMeasures = Pick<
   Selectable<UsageAttemptsTable>,
@@ -69,7 +78,7 @@ function binsOf(row: RequestMeasures | AttemptMeasures): Bins {
   return [row.duration_ms === null ? -1 : binOf(Number(row.duration_ms)), row.ttfb_ms === null ? -1 : binOf(Number(row.ttfb_ms))];
 }
 
-/** Adds one request row to its alias's tally. */
+/** Adds one request row to its alias's (or key's) tally. */
 export function countRequest(t: Tally, r: RequestMeasures, bins: Bins = binsOf(r)): void {
   t.requests += 1;
   t.errors += (r.status >= 400 ? 1 : 0) + Number(r.failovers);
@@ -118,6 +127,7 @@ export class RollupsBuilder {
   // day) are kept at hand, so a row costs one lookup per group, not per rollup.
   private readonly current: Record<SummaryGroup, Map<string, { minute: number; tallies: Tally[] }>> = {
     alias: new Map(),
+    key: new Map(),
     target: new Map(),
     provider: new Map(),
   };
@@ -125,6 +135,8 @@ export class RollupsBuilder {
   addRequest(r: RequestMeasures): void {
     const bins = binsOf(r);
     for (const t of this.tallies('alias', Number(r.ts), r.alias ?? NO_KEY)) countRequest(t, r, bins);
+    // Rows from before migration 0016 have no key_id column at all (the 0004 backfill): undefined counts as no key.
+    for (const t of this.tallies('key', Number(r.ts), r.key_id ?? NO_KEY)) countRequest(t, r, bins);
   }
 
   addAttempt(a: AttemptMeasures): void {
@@ -306,5 +318,37 @@ export async function backfillRollups(db: Kysely<UsageDatabase>): Promise<void> 
     for (const r of requests) rollups.addRequest(r);
     for (const a of attempts) rollups.addAttempt(a);
     await addToRollups(db, rollups.entries, false);
+  }
+}
+
+const KEY_BACKFILL_PAGE_ROWS = 5_000;
+
+/**
+ * The key rollups of rows stored before requests carried their key (migration
+ * 0016): none of those rows has a key, so per minute, hour and day their key
+ * rollup (key '') is the sum of that bucket's alias rollups. Any key rollups
+ * already there (built by the 0004 backfill from the same rows) are replaced,
+ * so nothing counts twice. Read a page at a time along the primary key; a
+ * bucket split between pages is added to, not overwritten (`addToRollups`).
+ */
+export async function backfillKeyRollups(db: Kysely<UsageDatabase>): Promise<void> {
+  await db.deleteFrom('usage_rollups').where('dim', '=', 'key').execute();
+  let after: { span: number; bucket: number; key: string } | undefined;
+  for (;;) {
+    let q = db.selectFrom('usage_rollups').selectAll().where('dim', '=', 'alias');
+    if (after !== undefined) q = q.where(sql<boolean>`(span_ms, bucket, key) > (${after.span}, ${after.bucket}, ${after.key})`);
+    const rows = await q.orderBy('span_ms').orderBy('bucket').orderBy('key').limit(KEY_BACKFILL_PAGE_ROWS).execute();
+    if (rows.length === 0) return;
+    const sums = new Map<string, RollupEntry>();
+    for (const row of rows) {
+      const bucket = Number(row.bucket);
+      const id = rollupId('key', row.span_ms, bucket, NO_KEY);
+      let e = sums.get(id);
+      if (e === undefined) sums.set(id, (e = { dim: 'key', span: row.span_ms, bucket, key: NO_KEY, tally: emptyTally() }));
+      addStoredRollup(e.tally, row);
+    }
+    await addToRollups(db, sums, false);
+    const last = rows.at(-1)!;
+    after = { span: last.span_ms, bucket: Number(last.bucket), key: last.key };
   }
 }

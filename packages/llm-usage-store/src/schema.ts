@@ -78,15 +78,15 @@ export interface SharedConfigTable {
   replica: string;
 }
 
-/** Sums per minute, hour or day per alias, target or provider (rollups.ts); histograms as `[bin, count, …]` JSON. */
+/** Sums per minute, hour or day per alias, key, target or provider (rollups.ts); histograms as `[bin, count, …]` JSON. */
 export interface UsageRollupsTable {
-  /** `alias`, `target` or `provider`. */
+  /** `alias`, `key`, `target` or `provider`. */
   dim: string;
   /** 60 000 (a minute), 3 600 000 (an hour) or 86 400 000 (a UTC day). */
   span_ms: number;
   /** Start of the minute, hour or day, epoch ms. */
   bucket: Int;
-  /** The alias, target or provider; '' for requests without an alias. */
+  /** The alias, key id, target or provider; '' for requests without an alias (or a key). */
   key: string;
   requests: Int;
   errors: Int;

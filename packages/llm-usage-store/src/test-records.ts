@@ -32,6 +32,8 @@ export function request(over: Partial<RequestRecord> = {}): RequestRecord {
     requestId: 'req-1',
     time: Date.UTC(2026, 10, 30, 12, 0, 0),
     keyFingerprint: 'k:1a2b3c4d',
+    keyId: 'env-1',
+    keyName: 'env-1',
     replica: 'gw-a:3025',
     api: 'chat_completions',
     traceId: null,
@@ -86,6 +88,8 @@ export function everyColumnRequest(over: Partial<RequestRecord> = {}): RequestRe
   return request({
     requestId: 'req-every-column',
     keyFingerprint: 'k:every',
+    keyId: 'key-every',
+    keyName: 'every-service',
     replica: 'gw-every:3025',
     api: 'messages',
     traceId: '4bf92f3577b34da6a3ce929d0e0e4736',

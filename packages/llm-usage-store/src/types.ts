@@ -35,6 +35,10 @@ export interface RequestRecord {
   readonly time: number;
   /** A short, non-reversible fingerprint of the API key used; never the key. */
   readonly keyFingerprint: string | null;
+  /** The public id of the key that called (`env-1`, … for MANA_LLM_API_KEYS); null with auth off and on rows written before migration 0016. */
+  readonly keyId: string | null;
+  /** The name of the key that called (the consuming service; `env-1`, … for MANA_LLM_API_KEYS); null as `keyId` is. */
+  readonly keyName: string | null;
   readonly alias: string | null;
   /** The model the client asked for when it named a provider model directly. */
   readonly model: string | null;
@@ -79,6 +83,8 @@ export interface RequestFilter {
   readonly target?: string;
   readonly status?: number;
   readonly code?: string;
+  /** A key's id (`keyId`): only the requests that key made. */
+  readonly key?: string;
   /** true: requests with at least one failed-over attempt; false: requests with none. */
   readonly failedOver?: boolean;
   /** Only requests that ended in an error or carry a failed-over attempt (the errors view). */
@@ -98,7 +104,7 @@ export interface RequestPage {
   readonly nextCursor: string | null;
 }
 
-export type SummaryGroup = 'alias' | 'target' | 'provider';
+export type SummaryGroup = 'alias' | 'target' | 'provider' | 'key';
 
 export interface SummaryQuery {
   readonly since?: number;
@@ -107,7 +113,7 @@ export interface SummaryQuery {
 }
 
 export interface SummaryRow {
-  /** The alias, target or provider; `null` for requests without one (e.g. a direct model, or rejected before routing). */
+  /** The alias, target, provider or key id; `null` for requests without one (e.g. a direct model, rejected before routing, or auth off). */
   readonly key: string | null;
   /** Requests (by target/provider: calls that were not failed over). */
   readonly requests: number;

@@ -42,9 +42,9 @@ interface Expected {
 }
 
 /** The summary's counting rules applied to the records themselves. */
-function bruteSummary(records: RequestRecord[], groupBy: 'alias' | 'target'): Map<string, Expected> {
-  const out = new Map<string, Expected>();
-  const of = (key: string) => {
+function bruteSummary(records: RequestRecord[], groupBy: 'alias' | 'key' | 'target'): Map<string | null, Expected> {
+  const out = new Map<string | null, Expected>();
+  const of = (key: string | null) => {
     let e = out.get(key);
     if (e === undefined) out.set(key, (e = { requests: 0, errors: 0, rescued: 0, prompt: 0, completion: 0, cost: null, durations: [], ttfbs: [] }));
     return e;
@@ -58,8 +58,8 @@ function bruteSummary(records: RequestRecord[], groupBy: 'alias' | 'target'): Ma
   };
   for (const r of records) {
     const failovers = r.attempts.filter((a) => a.failedOver).length;
-    if (groupBy === 'alias') {
-      const e = of(r.alias!);
+    if (groupBy === 'alias' || groupBy === 'key') {
+      const e = of(groupBy === 'alias' ? r.alias : r.keyId);
       e.requests += 1;
       e.errors += (r.status >= 400 ? 1 : 0) + failovers;
       e.rescued += failovers > 0 && r.status < 400 ? 1 : 0;
@@ -216,9 +216,11 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
     const records = Array.from({ length: 680 }, (_, i) => {
       const time = i < 600 ? start + i * 37_000 : T0 - 3 * 24 * HOUR + (i - 600) * 53 * 60_000 + 7_001;
       const alias = ['a', 'b', 'c'][i % 3]!;
-      if (i % 10 === 0) return rescuedRequest({ requestId: `w${i}`, time, alias, durationMs: 100 + i, ttfbMs: 50 + i });
-      if (i % 17 === 0) return request({ requestId: `w${i}`, time, alias, status: 502, code: 'all_targets_failed', attempts: [attempt(0, { outcome: 'failed', reason: 'http_500', costUsd: null, promptTokens: null, completionTokens: null })], durationMs: 10 + i, ttfbMs: null });
-      return request({ requestId: `w${i}`, time, alias, durationMs: 20 + (i % 50), ttfbMs: 10 + (i % 40), attempts: [attempt(0, { durationMs: 15 + (i % 50), promptTokens: i, completionTokens: 2 * i, costUsd: i / 1e6 })] });
+      // Two keys and requests without one (auth off), across aliases.
+      const keyId = [null, 'env-1', 'svc-2', 'env-1', 'svc-2'][i % 5]!;
+      if (i % 10 === 0) return rescuedRequest({ requestId: `w${i}`, time, alias, keyId, keyName: keyId, durationMs: 100 + i, ttfbMs: 50 + i });
+      if (i % 17 === 0) return request({ requestId: `w${i}`, time, alias, keyId, keyName: keyId, status: 502, code: 'all_targets_failed', attempts: [attempt(0, { outcome: 'failed', reason: 'http_500', costUsd: null, promptTokens: null, completionTokens: null })], durationMs: 10 + i, ttfbMs: null });
+      return request({ requestId: `w${i}`, time, alias, keyId, keyName: keyId, durationMs: 20 + (i % 50), ttfbMs: 10 + (i % 40), attempts: [attempt(0, { durationMs: 15 + (i % 50), promptTokens: i, completionTokens: 2 * i, costUsd: i / 1e6 })] });
     });
     // Written in three batches, as the batch writer would: the rollups add up across batches.
     for (let i = 0; i < records.length; i += 200) await store.write(batchOf(records.slice(i, i + 200)));
@@ -234,12 +236,12 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
     ];
     for (const [since, until] of windows) {
       const inWindow = records.filter((r) => (since === undefined || r.time >= since) && (until === undefined || r.time < until));
-      for (const groupBy of ['alias', 'target'] as const) {
+      for (const groupBy of ['alias', 'key', 'target'] as const) {
         const rows = await store.summary({ groupBy, ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) });
         const expected = bruteSummary(inWindow, groupBy);
-        expect(rows.map((r) => r.key).sort()).toEqual([...expected.keys()].sort());
+        expect(rows.map((r) => String(r.key)).sort()).toEqual([...expected.keys()].map(String).sort());
         for (const row of rows) {
-          const e = expected.get(row.key!)!;
+          const e = expected.get(row.key)!;
           expect([row.requests, row.errors, row.rescued, row.promptTokens, row.completionTokens]).toEqual([e.requests, e.errors, e.rescued, e.prompt, e.completion]);
           if (e.cost === null) expect(row.costUsd).toBeNull();
           else expect(row.costUsd).toBeCloseTo(e.cost, 12);
@@ -283,12 +285,12 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
     expect(tiny.ttfbMs).toEqual({ p50: null, p95: null });
   });
 
-  it('filters requests by time, alias, target, status, code and failed_over', async () => {
+  it('filters requests by time, alias, target, status, code, key and failed_over', async () => {
     await store.write(
       batchOf([
         rescuedRequest({ requestId: 'rescued', time: T0 }),
-        request({ requestId: 'plain', time: T0 + HOUR, alias: 'other' }),
-        request({ requestId: 'refused', time: T0 + 2 * HOUR, status: 400, code: 'upstream_400', attempts: [] }),
+        request({ requestId: 'plain', time: T0 + HOUR, alias: 'other', keyId: 'env-2', keyName: 'env-2' }),
+        request({ requestId: 'refused', time: T0 + 2 * HOUR, status: 400, code: 'upstream_400', attempts: [], keyId: null, keyName: null }),
       ]),
     );
     const ids = async (q: Parameters<UsageStore['requests']>[0]) => (await store.requests(q)).requests.map((r) => r.requestId);
@@ -299,11 +301,16 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
     expect(await ids({ target: 'ollama/gemma3:4b' })).toEqual(['rescued']);
     expect(await ids({ status: 400 })).toEqual(['refused']);
     expect(await ids({ code: 'upstream_400' })).toEqual(['refused']);
+    expect(await ids({ key: 'env-1' })).toEqual(['rescued']);
+    expect(await ids({ key: 'env-2' })).toEqual(['plain']);
+    expect(await ids({ key: 'env-3' })).toEqual([]);
     expect(await ids({ failedOver: true })).toEqual(['rescued']);
     expect(await ids({ failedOver: false })).toEqual(['refused', 'plain']);
     expect((await store.errors({})).requests.map((r) => r.requestId)).toEqual(['refused', 'rescued']);
     const summary = await store.summary({ groupBy: 'alias', since: T0 + HOUR, until: T0 + 2 * HOUR });
     expect(summary.map((r) => [r.key, r.requests])).toEqual([['other', 1]]);
+    const byKey = await store.summary({ groupBy: 'key', since: T0 - HOUR, until: T0 + 3 * HOUR });
+    expect(byKey.map((r) => [r.key, r.requests])).toEqual([['env-1', 1], ['env-2', 1], [null, 1]]);
   });
 
   it('a number JSON cannot carry (NaN, Infinity) never fails a batch: 0 where a value is required, null elsewhere', async () => {
@@ -319,7 +326,7 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
   it('treats SQL metacharacters in every filter as plain text', async () => {
     await store.write(batchOf([request({ requestId: 'x' })]));
     const nasty = `' OR 1=1; DROP TABLE usage_requests; --`;
-    const page = await store.requests({ alias: nasty, target: nasty, code: nasty });
+    const page = await store.requests({ alias: nasty, target: nasty, code: nasty, key: nasty });
     expect(page.requests).toEqual([]);
     expect((await store.requests({})).requests).toHaveLength(1);
   });

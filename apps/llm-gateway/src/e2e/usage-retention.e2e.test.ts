@@ -32,6 +32,8 @@ function record(requestId: string, time: number): RequestRecord {
     requestId,
     time,
     keyFingerprint: null,
+    keyId: null,
+    keyName: null,
     replica: null,
     api: null,
     traceId: null,

@@ -15,7 +15,8 @@ export function adminKeyError(adminKey: KeyChecker | undefined, req: IncomingMes
     return gatewayError('admin_disabled', 'Admin routes are disabled: set MANA_LLM_ADMIN_KEY to enable them.');
   }
   const auth = adminKey.check(presentedAuthorization(req));
-  if (auth === 'ok') return undefined;
+  if (typeof auth === 'object') return undefined; // the admin is nobody's service: no caller to attribute
+
   return auth === 'missing'
     ? gatewayError('missing_admin_key', 'Missing admin key: send "Authorization: Bearer <admin key>" or "x-api-key: <admin key>".')
     : gatewayError('invalid_admin_key', 'Invalid admin key.');

@@ -1,29 +1,28 @@
 /**
  * Bearer key checks. A key is presented as `Authorization: Bearer <key>` or,
  * as Anthropic's SDK sends it, `x-api-key: <key>`: the two are one and the
- * same (`presentedAuthorization`), on every route that takes a key. Keys are compared as SHA-256 digests with
- * `timingSafeEqual`, so neither the key's content nor its length leaks through
+ * same (`presentedAuthorization`), on every route that takes a key. A check
+ * that passes names the caller (api-caller.ts): who the key belongs to, never
+ * the key. Keys are compared as SHA-256 digests (in constant time, see
+ * `CallerSource`), so neither the key's content nor its length leaks through
  * response timing. Keys are never logged or echoed.
  *
- * Hot path: the accepted keys' digests are computed once; a presented token is
- * hashed with the one-shot `crypto.hash` (about half the cost of
- * `createHash().update().digest()`). A keep-alive connection that was accepted
- * once remembers the exact `Authorization` value it was accepted with, so its
- * next requests skip the hash (a string comparison against what this same
- * connection already sent; any other value goes through the full constant-time
- * check). The remembered value lives only in memory, tied to the socket
- * (WeakMap: gone with the connection), never in logs.
+ * Hot path: a presented token is hashed once with the one-shot `crypto.hash`,
+ * and that digest is what every source is asked about. A keep-alive
+ * connection that was accepted once remembers the exact `Authorization` value
+ * it was accepted with and the caller it named, so its next requests skip the
+ * hash (a string comparison against what this same connection already sent;
+ * any other value goes through the full check). The remembered value lives
+ * only in memory, tied to the socket (WeakMap: gone with the connection),
+ * never in logs; it is checked again once any source's keys changed (`epoch`).
  */
-import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import { keyDigest, StaticKeys, type ApiCaller, type CallerSource } from './api-caller.js';
 import { gatewayError, type GatewayError } from './errors.js';
 
-export type AuthResult = 'ok' | 'missing' | 'invalid';
-
-function digest(key: string): Buffer {
-  return hash('sha256', key, 'buffer');
-}
+/** A failed check: no bearer token at all, or one no source knows. */
+export type AuthRefusal = 'missing' | 'invalid';
 
 const BEARER = /^\s*Bearer\s+(\S+)\s*$/i;
 
@@ -46,43 +45,71 @@ export function presentedAuthorization(req: IncomingMessage): string | undefined
   return typeof key === 'string' && key.trim() !== '' ? `Bearer ${key.trim()}` : undefined;
 }
 
-export class KeyChecker {
-  private readonly digests: readonly Buffer[];
-  /** Per connection: the Authorization header value it was last accepted with. */
-  private readonly accepted = new WeakMap<Socket, string>();
+/** What a connection was last accepted with. */
+interface Accepted<C> {
+  readonly authorization: string;
+  readonly caller: C;
+  /** The sum of the sources' epochs when it was accepted (they only grow, so any change shows). */
+  readonly epoch: number;
+}
 
-  constructor(keys: readonly string[]) {
-    this.digests = keys.map(digest);
+export class KeyChecker<C extends ApiCaller = ApiCaller> {
+  /** Per connection: the Authorization header value it was last accepted with, and its caller. */
+  private readonly accepted = new WeakMap<Socket, Accepted<C>>();
+
+  /** `sources` are asked in order; the first that knows the key names the caller. */
+  constructor(private readonly sources: readonly CallerSource<C>[]) {}
+
+  /** A checker of fixed keys (MANA_LLM_API_KEYS, the admin key), callers `<prefix>-1`, `<prefix>-2`, …. */
+  static ofKeys(keys: readonly string[], prefix?: string): KeyChecker {
+    return new KeyChecker([new StaticKeys(keys, prefix)]);
   }
 
-  /** True when any key is set (auth on). */
+  /** True when any source holds a key (auth on). */
   get enabled(): boolean {
-    return this.digests.length > 0;
+    for (const source of this.sources) if (source.hasKeys) return true;
+    return false;
+  }
+
+  private epoch(): number {
+    let epoch = 0;
+    for (const source of this.sources) epoch += source.epoch;
+    return epoch;
   }
 
   /**
-   * Checks an Authorization header. With `socket`, a verdict of 'ok' is
-   * remembered for that connection and exactly that header value.
+   * Checks an Authorization header: the caller its key names, or why not.
+   * With `socket`, an accepted value is remembered for that connection
+   * (exactly that header value, with its caller).
    */
-  check(authorization: string | undefined, socket?: Socket): AuthResult {
-    if (socket !== undefined && authorization !== undefined && this.accepted.get(socket) === authorization) return 'ok';
+  check(authorization: string | undefined, socket?: Socket): C | AuthRefusal {
+    if (socket !== undefined && authorization !== undefined) {
+      const known = this.accepted.get(socket);
+      if (known !== undefined && known.authorization === authorization && known.epoch === this.epoch()) return known.caller;
+    }
     const token = bearerToken(authorization);
     if (token === undefined) return 'missing';
-    const presented = digest(token);
-    let ok = false;
-    // Compare against every key (no early exit) so timing does not reveal which matched.
-    for (const d of this.digests) if (timingSafeEqual(d, presented)) ok = true;
-    if (!ok) return 'invalid';
-    if (socket !== undefined) this.accepted.set(socket, authorization!);
-    return 'ok';
+    const digest = keyDigest(token);
+    let caller: C | undefined;
+    for (const source of this.sources) {
+      caller = source.callerOf(digest);
+      if (caller !== undefined) break;
+    }
+    if (caller === undefined) return 'invalid';
+    if (socket !== undefined) this.accepted.set(socket, { authorization: authorization!, caller, epoch: this.epoch() });
+    return caller;
   }
 }
 
-/** The 401 for a request to a /v1/* route without an accepted API key; undefined when it may pass (or auth is off). */
-export function apiKeyError(keys: KeyChecker, req: IncomingMessage): GatewayError | undefined {
-  if (!keys.enabled) return undefined;
+/**
+ * The api_key step of a /v1/* route: the caller the presented key names, null
+ * when auth is off (every request may pass, nobody in particular calls), or the
+ * 401 to answer.
+ */
+export function checkApiKey(keys: KeyChecker, req: IncomingMessage): ApiCaller | null | GatewayError {
+  if (!keys.enabled) return null;
   const auth = keys.check(presentedAuthorization(req), req.socket);
-  if (auth === 'ok') return undefined;
+  if (typeof auth === 'object') return auth;
   return auth === 'missing'
     ? gatewayError('missing_api_key', 'Missing API key: send "Authorization: Bearer <key>" or "x-api-key: <key>".')
     : gatewayError('invalid_api_key', 'Invalid API key.');

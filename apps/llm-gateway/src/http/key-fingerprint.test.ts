@@ -22,9 +22,9 @@ describe('key fingerprints', () => {
   });
 
   it('attribute every request the API-key check admits to its key, however it spells "Bearer"', () => {
-    const checker = new KeyChecker(['sk-test-123']);
+    const checker = KeyChecker.ofKeys(['sk-test-123']);
     for (const header of ['bearer sk-test-123', 'BEARER sk-test-123', '  Bearer   sk-test-123  ']) {
-      expect(checker.check(header)).toBe('ok');
+      expect(checker.check(header)).toEqual({ id: 'env-1', name: 'env-1' });
       expect(fingerprintOfAuthorization(header)).toBe('k:e0dbaa0c6455');
     }
   });

@@ -12,7 +12,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayContext } from '../context.js';
 import { adminKeyError } from './admin-auth.js';
-import { apiKeyError } from './auth.js';
+import type { ApiCaller } from './api-caller.js';
+import { checkApiKey } from './auth.js';
 import type { GatewayError } from './errors.js';
 
 /**
@@ -30,7 +31,9 @@ export type RouteParams = Readonly<Record<string, string>>;
  * A route's handler. Positional arguments rather than one object so that a
  * request allocates nothing to reach its handler. `params` holds the path's
  * `:param` value (decoded), empty for exact paths; `startedAt` is
- * `performance.now()` when the request arrived.
+ * `performance.now()` when the request arrived; `caller` is who the API key
+ * names (null on routes without the api_key step, with auth off, and for the
+ * admin key).
  */
 export type RouteHandler = (
   ctx: GatewayContext,
@@ -39,6 +42,7 @@ export type RouteHandler = (
   requestId: string,
   params: RouteParams,
   startedAt: number,
+  caller: ApiCaller | null,
 ) => void | Promise<void>;
 
 export interface Route {
@@ -161,20 +165,33 @@ export class RouteTable {
   }
 }
 
-/** The auth step: the error to answer with, or undefined when the request may pass. */
-export function authError(ctx: GatewayContext, auth: RouteAuth, req: IncomingMessage): GatewayError | undefined {
+/**
+ * What the auth step says: the request may pass, as this caller or as nobody
+ * in particular (null: no api_key step, auth off, the admin key), or the
+ * refusal to answer with. A union rather than an object, so that passing
+ * allocates nothing; `isRefusal` tells them apart.
+ */
+export type AuthVerdict = ApiCaller | null | GatewayError;
+
+/** A refusal is a GatewayError (it has a `code`); a caller has none. */
+export function isRefusal(verdict: AuthVerdict): verdict is GatewayError {
+  return verdict !== null && 'code' in verdict;
+}
+
+/** The auth step. */
+export function authVerdict(ctx: GatewayContext, auth: RouteAuth, req: IncomingMessage): AuthVerdict {
   switch (auth) {
     case 'none':
-      return undefined;
+      return null;
     case 'api_key':
-      return apiKeyError(ctx.apiKeys, req);
+      return checkApiKey(ctx.apiKeys, req);
     case 'admin':
     case 'master_key':
-      return adminKeyError(ctx.adminKey, req);
+      return adminKeyError(ctx.adminKey, req) ?? null;
     case 'api_key_or_admin': {
-      const refusal = apiKeyError(ctx.apiKeys, req);
+      const verdict = checkApiKey(ctx.apiKeys, req);
       // The API key's refusal is the one to report: the admin key is the exception, not the rule.
-      return refusal === undefined || adminKeyError(ctx.adminKey, req) === undefined ? undefined : refusal;
+      return !isRefusal(verdict) || adminKeyError(ctx.adminKey, req) !== undefined ? verdict : null;
     }
   }
 }

@@ -128,6 +128,15 @@ export class GatewayMetrics {
     help: 'Routed requests (chat completions, embeddings, messages) by inbound API, alias, answering target and HTTP status.',
     labelNames: ['api', 'alias', 'target', 'status'],
   });
+  /**
+   * The one per-key series: its label values are bounded by the number of
+   * keys (names, never secrets). No other metric has a key label (cardinality).
+   */
+  private readonly keyRequestsCells = counterCells(this.registry, {
+    name: 'mana_llm_key_requests_total',
+    help: 'Routed requests admitted with an API key, by the key\'s name (none while auth is off).',
+    labelNames: ['key_name'],
+  });
   private readonly attemptsCells = counterCells(this.registry, {
     name: 'mana_llm_attempts_total',
     help: 'Planned targets by outcome (ok, skipped, failed, rejected, aborted).',
@@ -293,6 +302,11 @@ export class GatewayMetrics {
     if (r.status < 400 && r.target !== NONE_LABEL) this.aliasResolvedCells.cell(r.alias, target).value += 1;
     this.durationChildren.get(r.api, r.alias, stream).observe(r.durationSeconds);
     if (r.ttfbSeconds !== undefined) this.ttfbChildren.get(r.api, r.alias, stream).observe(r.ttfbSeconds);
+  }
+
+  /** A routed request admitted with the key named `keyName` ended (once per request, whatever its status). */
+  keyRequested(keyName: string): void {
+    this.keyRequestsCells.cell(keyName).value += 1;
   }
 
   /** Usage metrics are fed only when recording is on; with `--usage off` they read 0 (and tokens and cost have no series). */

@@ -21,7 +21,7 @@ import { sendError, sendJson } from '../http/respond.js';
 
 /** The summary's window when `since` is not given. */
 const DEFAULT_SUMMARY_WINDOW_MS = 86_400_000; // 24 h
-/** Longest accepted text filter (alias, target, code); longer cannot match a stored value. */
+/** Longest accepted text filter (alias, target, code, key); longer cannot match a stored value. */
 const MAX_FILTER_LENGTH = 512;
 
 class BadParam extends Error {
@@ -89,9 +89,11 @@ function pageQuery(params: Params): RequestPageQuery {
   const alias = text(params, 'alias');
   const target = text(params, 'target');
   const code = text(params, 'code');
+  // A key's id (`env-1`, … for MANA_LLM_API_KEYS), as usage records carry it in `key_id`.
+  const key = text(params, 'key');
   const status = integer(params, 'status', 100, 599);
   const failedOver = flag(params, 'failed_over');
-  return { since, until, limit, cursor, alias, target, code, status, failedOver };
+  return { since, until, limit, cursor, alias, target, code, key, status, failedOver };
 }
 
 function pageJson(page: RequestPage) {

@@ -12,14 +12,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRouterError, type TokenCount } from '@mana/llm-router';
 import { decodeCountTokensRequest } from '../anthropic/decode-messages.js';
 import type { GatewayContext } from '../context.js';
+import type { ApiCaller } from '../http/api-caller.js';
 import { fromRouterError, gatewayError, type GatewayError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
 import { Exchange } from './exchange.js';
 import { MESSAGES } from './messages.js';
 import { fail, guardedBody } from './routed-pipeline.js';
 
-export async function handleCountTokens(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string, startedAt: number): Promise<void> {
-  const ex = new Exchange(requestId, startedAt, MESSAGES);
+export async function handleCountTokens(
+  ctx: GatewayContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  startedAt: number,
+  caller: ApiCaller | null,
+): Promise<void> {
+  const ex = new Exchange(requestId, startedAt, MESSAGES, caller);
   const body = await guardedBody(MESSAGES, ctx, req, res, ex);
   if (body === undefined) return;
   const decoded = decodeCountTokensRequest(body.value, body);
@@ -36,5 +44,5 @@ export async function handleCountTokens(ctx: GatewayContext, req: IncomingMessag
 
 /** A request the auth step refused, answered in Anthropic's shape like the rest of this route. */
 export function refuseCountTokens(ctx: GatewayContext, res: ServerResponse, requestId: string, startedAt: number, error: GatewayError): void {
-  fail(MESSAGES, ctx, res, new Exchange(requestId, startedAt, MESSAGES), error);
+  fail(MESSAGES, ctx, res, new Exchange(requestId, startedAt, MESSAGES, null), error);
 }

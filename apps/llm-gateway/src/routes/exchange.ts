@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Priority, RequestOutcome, Usage } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
+import type { ApiCaller } from '../http/api-caller.js';
 import { presentedAuthorization } from '../http/auth.js';
 import type { Headers } from '../http/respond.js';
 import { requestLogLine } from '../logging.js';
@@ -33,6 +34,8 @@ export class Exchange {
     readonly startedAt: number,
     /** The API it came through: its route and `api` name it on the log line, the record and the metrics. */
     readonly codec: Pick<InboundCodec, 'path' | 'api' | 'requestIdHeaders'>,
+    /** Who its API key names (null with auth off, or refused): on the record, the log line and the key metric. */
+    readonly caller: ApiCaller | null,
   ) {}
 
   /** The client went away: logged and counted as 499, never sent (nobody is there to read it). */
@@ -71,6 +74,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
     durationSeconds: (now - ex.startedAt) / 1000,
     ttfbSeconds: ex.ttfbAt === undefined ? undefined : (ex.ttfbAt - ex.startedAt) / 1000,
   });
+  if (ex.caller !== null) ctx.metrics.keyRequested(ex.caller.name);
   if (ctx.usageRecorder !== undefined) {
     const record = usageRecord(
       {
@@ -86,6 +90,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
         durationMs: now - ex.startedAt,
         ttfbMs: ex.ttfbAt === undefined ? undefined : ex.ttfbAt - ex.startedAt,
         authorization: presentedAuthorization(req),
+        caller: ex.caller,
         traceId: trace?.traceId,
       },
       Date.now(),
@@ -114,6 +119,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
       code: ex.code,
       tokenUsage: ex.tokenUsage,
       traceId: trace?.traceId,
+      key: ex.caller?.name,
     }),
     'request',
   );

@@ -31,8 +31,8 @@ export function routed(codec: InboundCodec): Omit<Route, 'path'> {
   return {
     method: 'POST',
     auth: 'api_key',
-    handler: (ctx, req, res, requestId, _params, startedAt) => handleRouted(codec, ctx, req, res, requestId, startedAt),
-    refused: (ctx, req, res, requestId, startedAt, error) => handleRouted(codec, ctx, req, res, requestId, startedAt, error),
+    handler: (ctx, req, res, requestId, _params, startedAt, caller) => handleRouted(codec, ctx, req, res, requestId, startedAt, caller),
+    refused: (ctx, req, res, requestId, startedAt, error) => handleRouted(codec, ctx, req, res, requestId, startedAt, null, error),
     logsItself: true,
   };
 }
@@ -63,7 +63,7 @@ export const GATEWAY_ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/v1/messages/count_tokens',
     auth: 'api_key',
-    handler: (ctx, req, res, requestId, _params, startedAt) => handleCountTokens(ctx, req, res, requestId, startedAt),
+    handler: (ctx, req, res, requestId, _params, startedAt, caller) => handleCountTokens(ctx, req, res, requestId, startedAt, caller),
     refused: (ctx, _req, res, requestId, startedAt, error) => refuseCountTokens(ctx, res, requestId, startedAt, error),
   },
   { method: ['GET', 'HEAD'], path: '/healthz', auth: 'none', handler: (ctx, _req, res) => handleHealthz(ctx, res) },

@@ -17,6 +17,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRouterError, type RouterResult, type StreamResult } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
+import type { ApiCaller } from '../http/api-caller.js';
 import { ClientAbort } from '../http/client-abort.js';
 import { fromRouterError, gatewayError, type GatewayError } from '../http/errors.js';
 import { discardBodyThenClose } from '../http/linger.js';
@@ -31,7 +32,8 @@ type ParsedBody = Extract<JsonBody, { kind: 'json' }>;
 
 /**
  * Runs one routed request to its end: one metrics update, one usage record, one
- * log line. A request the auth step refused (`refusal`) is answered at once, in
+ * log line, each attributed to `caller` (who the API key names; null with auth
+ * off or refused). A request the auth step refused (`refusal`) is answered at once, in
  * the API's dialect, and counted and logged like any other (nothing to await).
  */
 export function handleRouted(
@@ -41,9 +43,10 @@ export function handleRouted(
   res: ServerResponse,
   requestId: string,
   startedAt: number,
+  caller: ApiCaller | null,
   refusal?: GatewayError,
 ): Promise<void> | undefined {
-  const ex = new Exchange(requestId, startedAt, codec);
+  const ex = new Exchange(requestId, startedAt, codec, caller);
   ex.trace = ctx.tracing?.requestStarted(req, codec, requestId, startedAt);
   ctx.metrics.requestStarted();
   if (refusal === undefined) return serveToTheEnd(codec, ctx, req, res, ex);

@@ -8,6 +8,7 @@
  */
 import { costOf, splitTarget, type Attempt, type RequestOutcome, type Usage } from '@mana/llm-router';
 import type { AttemptRecord, RequestRecord } from '@mana/llm-usage-store';
+import type { ApiCaller } from '../http/api-caller.js';
 import { fingerprintOfAuthorization } from '../http/key-fingerprint.js';
 
 export interface FinishedExchange {
@@ -24,6 +25,8 @@ export interface FinishedExchange {
   readonly durationMs: number;
   readonly ttfbMs: number | undefined;
   readonly authorization: string | undefined;
+  /** Who the key names; null with auth off (or refused). */
+  readonly caller: ApiCaller | null;
   /** The request's trace id, while tracing is on. */
   readonly traceId: string | undefined;
 }
@@ -46,6 +49,8 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
     requestId: ex.requestId,
     time,
     keyFingerprint: fingerprintOfAuthorization(ex.authorization),
+    keyId: ex.caller?.id ?? null,
+    keyName: ex.caller?.name ?? null,
     api: ex.api,
     alias: o?.alias ?? null,
     model: ex.model ?? null,
