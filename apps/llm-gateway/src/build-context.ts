@@ -12,6 +12,7 @@ import { removeStaleTempFiles } from './admin/atomic-write.js';
 import { ConfigStore } from './admin/config-store.js';
 import { DEFAULT_USAGE_RETENTION_MS, type GatewayOptions } from './cli.js';
 import type { GatewayContext, GatewayRouter } from './context.js';
+import { StaticKeys, type ApiCaller } from './http/api-caller.js';
 import { KeyChecker } from './http/auth.js';
 import { CorsPolicy } from './http/cors.js';
 import { ServiceKeys } from './keys/service-keys.js';
@@ -88,7 +89,8 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
     router,
     metrics,
     logger,
-    apiKeys: KeyChecker.ofKeys(options.apiKeys),
+    // MANA_LLM_API_KEYS first (env-1, env-2, …), then the service keys: auth is on while either holds a key.
+    apiKeys: new KeyChecker<ApiCaller>([new StaticKeys(options.apiKeys), serviceKeys]),
     adminKey: options.adminKey === undefined ? undefined : KeyChecker.ofKeys([options.adminKey], 'admin'),
     maxBodyBytes: options.maxBodyBytes,
     cors: options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins),

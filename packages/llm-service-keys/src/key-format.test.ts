@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KEY_LENGTH, digestOfSecret, newKey, parseKey } from './key-format.js';
+import { createHash } from 'node:crypto';
+import { KEY_LENGTH, digestOfKey, newKey, parseKey } from './key-format.js';
 
 describe('key format', () => {
   it('a new key reads mk-<12 hex>_<43 base64url> and parses back to its id and secret', () => {
@@ -24,12 +25,12 @@ describe('key format', () => {
     expect(() => newKey('NOT-AN-ID')).toThrow(TypeError);
   });
 
-  it('the digest is the SHA-256 of the secret in hex, never the secret', () => {
-    const { secret } = newKey();
-    const digest = digestOfSecret(secret);
+  it('the digest is the SHA-256 of the whole key in hex (what a bearer check hashes), never the secret', () => {
+    const { secret, key } = newKey();
+    const digest = digestOfKey(key);
     expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(digest).toBe(createHash('sha256').update(key).digest('hex'));
     expect(digest).not.toContain(secret);
-    expect(digestOfSecret(secret)).toBe(digest);
   });
 
   it('refuses malformed keys of every kind', () => {

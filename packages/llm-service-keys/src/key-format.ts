@@ -6,7 +6,11 @@
  *   key can be traced to its record without revealing anything secret, and a
  *   check finds its record with one map lookup instead of hashing against all;
  * - `<secret>` is 32 bytes from `crypto.randomBytes` in base64url (43 chars).
- *   Only its SHA-256 digest is ever stored (digestOfSecret).
+ *
+ * Only a SHA-256 digest is ever stored: that of the whole key string
+ * (`digestOfKey`), which is exactly what the gateway's key check computes of
+ * a presented bearer token, once, for every source of keys (http/api-caller.ts):
+ * a service key is then found by that digest with no second hash.
  *
  * base64url contains `_` and `-`, so the parser splits by position, not by
  * separator: the id has a fixed length and the secret follows the one `_`.
@@ -59,7 +63,7 @@ export function newKey(id: string = newKeyId()): NewKey {
   return { id, secret, key: `${KEY_PREFIX}${id}_${secret}` };
 }
 
-/** The stored form of a secret: its SHA-256 as 64 hex digits. */
-export function digestOfSecret(secret: string): string {
-  return hash('sha256', secret, 'hex');
+/** The stored form of a key: the SHA-256 of the whole `mk-<id>_<secret>` string, as 64 hex digits. */
+export function digestOfKey(key: string): string {
+  return hash('sha256', key, 'hex');
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { settingsFromCreate } from './key-fields.js';
 import { KeyIndex } from './key-index.js';
@@ -90,6 +91,29 @@ describe('KeyIndex', () => {
     index.replaceAll([a.record]);
     expect(index.lookup(b.key, T0)).toBeUndefined();
     expect(index.lookup(a.key, T0)?.name).toBe('a');
+  });
+
+  it('callerOf finds a key by the SHA-256 of the presented token: one frozen caller per key version, with its policy', () => {
+    const a = issued({ name: 'a', aliases: ['mana/fast-text'], priority: 'background', max_concurrency: 2 });
+    const index = new KeyIndex([a.record]);
+    const sha = (token: string) => createHash('sha256').update(token).digest();
+    const caller = index.callerOf(sha(a.key), T0);
+    expect(caller).toMatchObject({ id: a.record.id, name: 'a', policy: { priority: 'background', maxConcurrency: 2 } });
+    expect(caller?.policy.aliases?.has('mana/fast-text')).toBe(true);
+    expect(Object.isFrozen(caller)).toBe(true);
+    expect(index.callerOf(sha(a.key), T0)).toBe(caller);
+    expect(index.callerOf(sha(`${a.key}x`), T0)).toBeUndefined();
+    expect(index.callerOf(Buffer.alloc(5), T0)).toBeUndefined();
+    expect(JSON.stringify(caller)).not.toContain(a.record.digests.current);
+  });
+
+  it('nextChange is the next expiry or grace end after now', () => {
+    const a = issued({ name: 'a', expires_at: new Date(T0 + 5 * H).toISOString() });
+    const b = rotateKey(issued({ name: 'b' }).record, 2 * H, T0);
+    const index = new KeyIndex([a.record, b.record]);
+    expect(index.nextChange(T0)).toBe(T0 + 2 * H);
+    expect(index.nextChange(T0 + 2 * H)).toBe(T0 + 5 * H);
+    expect(index.nextChange(T0 + 5 * H)).toBe(Infinity);
   });
 
   it('the public view carries no digest and no secret', () => {

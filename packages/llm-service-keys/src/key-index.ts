@@ -1,45 +1,75 @@
 /**
  * The keys a replica checks presented keys against, in memory: no request
- * waits on a database. A lookup is one parse, one SHA-256 of the presented
- * secret and one map lookup by the key's public id, then `timingSafeEqual`
- * against the current digest and the previous one (always both, so timing does
- * not say which matched or whether a grace is running): with 1,000 keys it
- * costs what it costs with one.
+ * waits on a database. A check is one SHA-256 of the presented key (which the
+ * gateway computes once for all its sources of keys) and one map lookup by
+ * that digest: with 1,000 keys it costs what it costs with one. A map lookup
+ * by digest reveals nothing through its timing: the digest of a high-entropy
+ * secret tells an attacker nothing about any stored digest.
  *
- * A disabled, expired or unknown key and a wrong secret are all the same
- * answer, undefined: the caller cannot tell them apart (no oracle).
+ * Each key is in the map under its current digest and, while a rotation's
+ * grace runs, its previous one. A disabled, expired or unknown key, a wrong
+ * key and an old key past its grace are all the same answer, undefined: the
+ * caller cannot tell them apart (no oracle).
  */
-import { timingSafeEqual } from 'node:crypto';
-import { digestOfSecret, parseKey } from './key-format.js';
-import { isKeyActive, type StoredServiceKey } from './key-record.js';
+import { digestOfKey, parseKey } from './key-format.js';
+import { isKeyActive, type KeyPriority, type StoredServiceKey } from './key-record.js';
+
+/** What a key's requests are held to (the gateway enforces it). */
+export interface KeyPolicy {
+  /** The aliases and targets it may use; null: all. */
+  readonly aliases: ReadonlySet<string> | null;
+  readonly priority: KeyPriority | null;
+  readonly maxConcurrency: number | null;
+}
+
+/**
+ * Who a service key says is calling: its id and name (never a secret) and its
+ * policy. One frozen object per key version, so a caller remembered for a
+ * connection stays the same object until the key changes.
+ */
+export interface ServiceKeyCaller {
+  readonly id: string;
+  readonly name: string;
+  readonly policy: KeyPolicy;
+}
 
 interface Entry {
   readonly key: StoredServiceKey;
-  readonly current: Buffer;
-  /** The previous digest, or a digest no secret has (so the comparison still runs) when none. */
-  readonly previous: Buffer;
+  readonly caller: ServiceKeyCaller;
+  /** Map keys (binary strings of the digests) this entry is filed under. */
+  readonly current: string;
+  readonly previous: string | undefined;
+  /** Epoch ms until which `previous` is accepted (exclusive). */
   readonly previousValidUntil: number;
 }
 
-/** 32 bytes no SHA-256 output is expected to equal: compared against when a key has no previous digest. */
-const NO_DIGEST = Buffer.alloc(32, 0);
+/** A digest as a map key: its 32 bytes as a 32-character binary string (cheaper than hex). */
+const mapKey = (digest: Buffer): string => digest.toString('latin1');
+const mapKeyOfHex = (hex: string): string => Buffer.from(hex, 'hex').toString('latin1');
 
 function entryOf(key: StoredServiceKey): Entry {
   const { current, previous, previousValidUntil } = key.digests;
+  const caller: ServiceKeyCaller = Object.freeze({
+    id: key.id,
+    name: key.name,
+    policy: Object.freeze({
+      aliases: key.aliases === null ? null : new Set(key.aliases),
+      priority: key.priority,
+      maxConcurrency: key.maxConcurrency,
+    }),
+  });
   return {
     key,
-    current: Buffer.from(current, 'hex'),
-    previous: previous === null ? NO_DIGEST : Buffer.from(previous, 'hex'),
+    caller,
+    current: mapKeyOfHex(current),
+    previous: previous === null ? undefined : mapKeyOfHex(previous),
     previousValidUntil: previous === null ? 0 : (previousValidUntil ?? 0),
   };
 }
 
-function equalDigests(a: Buffer, b: Buffer): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 export class KeyIndex {
   private readonly byId = new Map<string, Entry>();
+  private readonly byDigest = new Map<string, Entry>();
 
   constructor(keys: Iterable<StoredServiceKey> = []) {
     for (const key of keys) this.set(key);
@@ -51,16 +81,26 @@ export class KeyIndex {
 
   /** Adds or replaces a key (after a create, update or rotation). */
   set(key: StoredServiceKey): void {
-    this.byId.set(key.id, entryOf(key));
+    this.delete(key.id);
+    const entry = entryOf(key);
+    this.byId.set(key.id, entry);
+    this.byDigest.set(entry.current, entry);
+    if (entry.previous !== undefined) this.byDigest.set(entry.previous, entry);
   }
 
   delete(id: string): boolean {
-    return this.byId.delete(id);
+    const entry = this.byId.get(id);
+    if (entry === undefined) return false;
+    this.byId.delete(id);
+    if (this.byDigest.get(entry.current) === entry) this.byDigest.delete(entry.current);
+    if (entry.previous !== undefined && this.byDigest.get(entry.previous) === entry) this.byDigest.delete(entry.previous);
+    return true;
   }
 
   /** Replaces every key at once (a fresh read of the store). */
   replaceAll(keys: Iterable<StoredServiceKey>): void {
     this.byId.clear();
+    this.byDigest.clear();
     for (const key of keys) this.set(key);
   }
 
@@ -80,19 +120,40 @@ export class KeyIndex {
   }
 
   /**
-   * The active key a presented key string authenticates as at `now`, or
-   * undefined (malformed, unknown, wrong secret, disabled, expired, or an old
-   * secret whose grace has ended).
+   * The caller of the key whose SHA-256 (`digestOfKey`, as 32 bytes) is
+   * `digest`, if that key is active at `now` and the digest is its current
+   * one or its previous one within the grace.
    */
+  callerOf(digest: Buffer, now: number = Date.now()): ServiceKeyCaller | undefined {
+    const entry = this.entryOf(digest, now);
+    return entry?.caller;
+  }
+
+  /** The stored key a presented key string authenticates as at `now` (malformed strings are refused unhashed). */
   lookup(presented: string, now: number = Date.now()): StoredServiceKey | undefined {
-    const parsed = parseKey(presented);
-    if (parsed === undefined) return undefined;
-    const digest = Buffer.from(digestOfSecret(parsed.secret), 'hex');
-    const entry = this.byId.get(parsed.id);
-    if (entry === undefined) return undefined;
-    const matchesCurrent = equalDigests(entry.current, digest);
-    const matchesPrevious = equalDigests(entry.previous, digest);
-    const accepted = matchesCurrent || (matchesPrevious && now < entry.previousValidUntil);
-    return accepted && isKeyActive(entry.key, now) ? entry.key : undefined;
+    if (parseKey(presented) === undefined) return undefined;
+    return this.entryOf(Buffer.from(digestOfKey(presented), 'hex'), now)?.key;
+  }
+
+  /**
+   * The first moment after `now` at which some key's answer changes by
+   * itself (an expiry, the end of a grace); Infinity when none will.
+   */
+  nextChange(now: number): number {
+    let next = Infinity;
+    for (const { key, previous, previousValidUntil } of this.byId.values()) {
+      if (key.expiresAt !== null && key.expiresAt > now && key.expiresAt < next) next = key.expiresAt;
+      if (previous !== undefined && previousValidUntil > now && previousValidUntil < next) next = previousValidUntil;
+    }
+    return next;
+  }
+
+  private entryOf(digest: Buffer, now: number): Entry | undefined {
+    if (digest.length !== 32) return undefined;
+    const mk = mapKey(digest);
+    const entry = this.byDigest.get(mk);
+    if (entry === undefined || !isKeyActive(entry.key, now)) return undefined;
+    if (mk === entry.current) return entry;
+    return now < entry.previousValidUntil ? entry : undefined;
   }
 }

@@ -2,7 +2,7 @@
  * The two moments a secret is made: a new key and a rotation. Each returns
  * the record to store (digests only) and the key to show once.
  */
-import { digestOfSecret, newKey } from './key-format.js';
+import { digestOfKey, newKey } from './key-format.js';
 import type { KeyDigests, KeySettings, StoredServiceKey } from './key-record.js';
 
 /** The rotation grace when the admin names none: 24 h. */
@@ -25,7 +25,7 @@ export function issueKey(settings: KeySettings, now: number): IssuedKey {
       id: fresh.id,
       createdAt: now,
       lastUsedAt: null,
-      digests: { current: digestOfSecret(fresh.secret), previous: null, previousValidUntil: null },
+      digests: { current: digestOfKey(fresh.key), previous: null, previousValidUntil: null },
     },
     key: fresh.key,
   };
@@ -41,7 +41,7 @@ export function rotateKey(key: StoredServiceKey, graceMs: number, now: number): 
   const fresh = newKey(key.id);
   const digests: KeyDigests =
     graceMs === 0
-      ? { current: digestOfSecret(fresh.secret), previous: null, previousValidUntil: null }
-      : { current: digestOfSecret(fresh.secret), previous: key.digests.current, previousValidUntil: now + graceMs };
+      ? { current: digestOfKey(fresh.key), previous: null, previousValidUntil: null }
+      : { current: digestOfKey(fresh.key), previous: key.digests.current, previousValidUntil: now + graceMs };
   return { record: { ...key, digests }, key: fresh.key };
 }

@@ -29,9 +29,9 @@ export interface KeySettings {
  * for a grace period after a rotation, the one before it.
  */
 export interface KeyDigests {
-  /** SHA-256 of the current secret, 64 hex digits. */
+  /** SHA-256 of the current key (`digestOfKey`), 64 hex digits. */
   readonly current: string;
-  /** SHA-256 of the secret before the last rotation; null when none is in grace. */
+  /** SHA-256 of the key before the last rotation; null when none is in grace. */
   readonly previous: string | null;
   /** Epoch ms until which `previous` is accepted (exclusive); null with `previous`. */
   readonly previousValidUntil: number | null;

@@ -9,6 +9,7 @@ export type ErrorType =
   | 'authentication_error'
   | 'permission_error'
   | 'not_found_error'
+  | 'rate_limit_error'
   | 'api_error';
 
 /**
@@ -41,6 +42,9 @@ export const GATEWAY_ERRORS = {
   key_name_taken: { status: 409, type: 'invalid_request_error' },
   key_read_only: { status: 409, type: 'invalid_request_error' },
   shared_state_unavailable: { status: 503, type: 'api_error' },
+  // A service key's policy (routes/key-policy.ts), before any upstream call.
+  alias_not_allowed: { status: 403, type: 'permission_error' },
+  key_concurrency_exceeded: { status: 429, type: 'rate_limit_error' },
   context_length_exceeded: { status: 400, type: 'invalid_request_error' },
   invalid_schema: { status: 400, type: 'invalid_request_error' },
   schema_too_large: { status: 400, type: 'invalid_request_error' },

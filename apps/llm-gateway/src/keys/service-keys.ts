@@ -13,8 +13,15 @@
  *
  * The static MANA_LLM_API_KEYS keys are not stored here; they are listed as
  * read-only `env-1`, `env-2`, … (numbered in the order the variable lists them).
+ *
+ * It is the key check's second source of callers (after StaticKeys, see
+ * http/api-caller.ts): a presented token's SHA-256 is looked up in the index,
+ * and its `epoch` grows with every change of the keys, so a connection
+ * remembered as accepted is checked again after a disable, rotation or delete.
  */
-import { KeyIndex, type StoredServiceKey } from '@mana/llm-service-keys';
+import { KeyIndex, type ServiceKeyCaller, type StoredServiceKey } from '@mana/llm-service-keys';
+import type { CallerSource } from '../http/api-caller.js';
+import { KeyConcurrency } from './key-concurrency.js';
 import type { ServiceKeyWrite, UsageStore } from '@mana/llm-usage-store';
 import type { Logger } from '../logging.js';
 import { createSerialQueue, type SerialQueue } from '../serial-queue.js';
@@ -38,9 +45,15 @@ export interface ServiceKeysOptions {
   readonly now?: () => number;
 }
 
-export class ServiceKeys {
-  readonly index = new KeyIndex();
+export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
+  /** Change it only through `changeIndex` (the epoch follows it). */
+  private readonly index = new KeyIndex();
+  private changes = 0;
+  /** When a key's answer next changes by itself (an expiry or a grace end), epoch ms. */
+  private nextChangeAt = Infinity;
   readonly staticKeyCount: number;
+  /** Requests in flight per key on this replica (max_concurrency). */
+  readonly inFlight = new KeyConcurrency();
   /** Uses not yet written: key id → epoch ms of the newest. */
   private readonly pendingUses = new Map<string, number>();
   /** Admin writes and re-reads of this replica, one at a time, so the index never goes back to an older state. */
@@ -67,9 +80,46 @@ export class ServiceKeys {
     await this.reload('start');
   }
 
+  /** True while any service key is stored (auth is then on, whatever MANA_LLM_API_KEYS holds). */
+  get hasKeys(): boolean {
+    return this.index.size > 0;
+  }
+
+  /** How many service keys this replica knows. */
+  get count(): number {
+    return this.index.size;
+  }
+
+  /**
+   * Grows with every change of the keys, and when an expiry or a grace end
+   * passes: that moment changes a key's answer without any write, and the
+   * key check learns it only here. Asked on every request of a remembered
+   * connection, so the common case is one clock read and one comparison.
+   */
+  get epoch(): number {
+    const now = this.now();
+    if (now >= this.nextChangeAt) {
+      this.changes++;
+      this.nextChangeAt = this.index.nextChange(now);
+    }
+    return this.changes;
+  }
+
+  /** The caller of the key with this SHA-256 (memory only). */
+  callerOf(digest: Buffer): ServiceKeyCaller | undefined {
+    return this.index.callerOf(digest, this.now());
+  }
+
   /** The key a presented key string authenticates as, if any (memory only). */
   lookup(presented: string): StoredServiceKey | undefined {
     return this.index.lookup(presented, this.now());
+  }
+
+  /** Every change of the index goes through here, so the epoch cannot miss one. */
+  private changeIndex(change: (index: KeyIndex) => void): void {
+    change(this.index);
+    this.changes++;
+    this.nextChangeAt = this.index.nextChange(this.now());
   }
 
   /** Notes a use of key `id` now; written in the next flush. */
@@ -92,7 +142,7 @@ export class ServiceKeys {
     const store = this.requireStore();
     return this.serial(async () => {
       const outcome = await retryWhileLocked(() => work(store));
-      if (outcome.kind === 'written') this.index.set(outcome.key);
+      if (outcome.kind === 'written') this.changeIndex((index) => index.set(outcome.key));
       return outcome;
     });
   }
@@ -102,7 +152,7 @@ export class ServiceKeys {
     const store = this.requireStore();
     return this.serial(async () => {
       const deleted = await retryWhileLocked(() => store.deleteServiceKey(id));
-      this.index.delete(id);
+      this.changeIndex((index) => index.delete(id));
       this.pendingUses.delete(id);
       return deleted;
     });
@@ -137,7 +187,7 @@ export class ServiceKeys {
     await this.serial(async () => {
       try {
         const keys = await store.serviceKeys();
-        this.index.replaceAll(keys);
+        this.changeIndex((index) => index.replaceAll(keys));
         if (!this.loaded && when === 'reconcile') this.options.logger.info({ keys: keys.length }, 'service keys read from the store');
         this.loaded = true;
       } catch (error) {
@@ -156,10 +206,12 @@ export class ServiceKeys {
     this.pendingUses.clear();
     try {
       await retryWhileLocked(() => store.touchServiceKeys(uses));
-      for (const [id, at] of uses) {
-        const key = this.index.get(id);
-        if (key !== undefined && (key.lastUsedAt === null || key.lastUsedAt < at)) this.index.set({ ...key, lastUsedAt: at });
-      }
+      this.changeIndex((index) => {
+        for (const [id, at] of uses) {
+          const key = index.get(id);
+          if (key !== undefined && (key.lastUsedAt === null || key.lastUsedAt < at)) index.set({ ...key, lastUsedAt: at });
+        }
+      });
     } catch (error) {
       // Approximate by design: put them back (a newer use wins) and try on the next tick.
       for (const [id, at] of uses) if (!this.pendingUses.has(id)) this.pendingUses.set(id, at);
