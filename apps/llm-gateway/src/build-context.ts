@@ -81,7 +81,13 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
     shared: sync,
   });
   // Read before serving: a request is checked against memory, never the database.
-  const serviceKeys = new ServiceKeys({ store: usageRecorder?.store, staticKeyCount: options.apiKeys.length, logger, reconcile: options.databaseUrl !== undefined });
+  const serviceKeys = new ServiceKeys({
+    store: usageRecorder?.store,
+    staticKeyCount: options.apiKeys.length,
+    logger,
+    reconcile: options.databaseUrl !== undefined,
+    listenUrl: usageRecorder === undefined ? undefined : options.databaseUrl,
+  });
   await serviceKeys.load();
   const dashboard = await loadDashboardFiles();
   if (dashboard.kind === 'missing') logger.warn({ reason: dashboard.reason }, 'dashboard not served at /ui/');

@@ -4,7 +4,9 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVICE_KEYS_CHANNEL } from './service-keys.js';
 import { issueKey, rotateKey, settingsFromCreate, settingsFromPatch, type StoredServiceKey } from '@mana/llm-service-keys';
 import { ENGINES, testLocation, type TestLocation } from './test-stores.js';
 import { UsageStore } from './usage-store.js';
@@ -113,6 +115,29 @@ describe.each(ENGINES)('service keys on %s', (engine) => {
     expect(all).toHaveLength(1_001);
     expect(all.at(-1)?.name).toBe('svc-999');
   }, 120_000);
+
+  it.runIf(engine === 'postgres')('each committed write NOTIFYs the key id; a refused one sends nothing', async () => {
+    const listener = new pg.Client({ connectionString: (where.location as { url: string }).url });
+    await listener.connect();
+    const received: string[] = [];
+    listener.on('notification', (message) => received.push(message.payload ?? ''));
+    await listener.query(`LISTEN ${SERVICE_KEYS_CHANNEL}`);
+    try {
+      const fresh = issued({ name: 'notified' });
+      await store.createServiceKey(fresh.record);
+      await store.createServiceKey(issued({ name: 'notified' }).record); // name taken: nothing written
+      await store.updateServiceKey(fresh.record.id, (current) => ({ ...current, disabled: true }));
+      await store.touchServiceKeys(new Map([[fresh.record.id, T0]])); // a last use is not a key change
+      await store.deleteServiceKey(fresh.record.id);
+      await store.deleteServiceKey(fresh.record.id); // nothing deleted
+      const deadline = Date.now() + 5_000;
+      while (received.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(received).toEqual([fresh.record.id, fresh.record.id, fresh.record.id]);
+    } finally {
+      await listener.end();
+    }
+  });
 
   it.runIf(engine === 'sqlite')('the database files hold digests, never a secret', async () => {
     await store.close();

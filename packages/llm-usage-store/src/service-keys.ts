@@ -6,11 +6,27 @@
  * create, an update or a rotation leaves the key as it was or as it is
  * afterwards, never half-written.
  */
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { KeyPriority, StoredServiceKey } from '@mana/llm-service-keys';
 import type { ServiceKeysTable, UsageDatabase } from './schema.js';
 
 type Row = Selectable<ServiceKeysTable>;
+
+/**
+ * With PostgreSQL, every key write NOTIFYs this channel with the key's id, in
+ * its transaction (sent only if it commits): the other replicas read that key
+ * again at once instead of at their next reconciliation.
+ */
+export const SERVICE_KEYS_CHANNEL = 'mana_llm_service_keys';
+
+/** Whether writes announce themselves (PostgreSQL: other replicas listen; SQLite: one process). */
+export interface KeyWriteOptions {
+  readonly announce: boolean;
+}
+
+async function announce(tx: Transaction<UsageDatabase>, options: KeyWriteOptions, id: string): Promise<void> {
+  if (options.announce) await sql`select pg_notify(${SERVICE_KEYS_CHANNEL}, ${id})`.execute(tx);
+}
 
 /** What a write found: the key written, no key with that id, or another key holding the name. */
 export type ServiceKeyWrite =
@@ -78,12 +94,13 @@ export async function getServiceKey(db: Kysely<UsageDatabase>, id: string): Prom
 }
 
 /** Inserts a new key unless its name is taken. */
-export async function createServiceKey(db: Kysely<UsageDatabase>, key: StoredServiceKey): Promise<ServiceKeyWrite> {
+export async function createServiceKey(db: Kysely<UsageDatabase>, key: StoredServiceKey, options: KeyWriteOptions): Promise<ServiceKeyWrite> {
   try {
     return await db.transaction().execute(async (tx) => {
       const heldBy = await holderOf(tx, key.name, key.id);
       if (heldBy !== undefined) return { kind: 'name_taken', heldBy } as const;
       await tx.insertInto('service_keys').values(rowOf(key, key.createdAt)).execute();
+      await announce(tx, options, key.id);
       return { kind: 'written', key } as const;
     });
   } catch (error) {
@@ -106,6 +123,7 @@ export async function updateServiceKey(
   id: string,
   change: (current: StoredServiceKey) => StoredServiceKey,
   now: number,
+  options: KeyWriteOptions,
 ): Promise<ServiceKeyWrite> {
   try {
     return await db.transaction().execute(async (tx) => {
@@ -119,6 +137,7 @@ export async function updateServiceKey(
       }
       const { id: _id, created_at: _created, last_used_at: _used, ...columns } = rowOf(next, now);
       await tx.updateTable('service_keys').set(columns).where('id', '=', id).execute();
+      await announce(tx, options, id);
       return { kind: 'written', key: next } as const;
     });
   } catch (error) {
@@ -129,9 +148,13 @@ export async function updateServiceKey(
 }
 
 /** Deletes key `id`; false when there was none. */
-export async function deleteServiceKey(db: Kysely<UsageDatabase>, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('service_keys').where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+export async function deleteServiceKey(db: Kysely<UsageDatabase>, id: string, options: KeyWriteOptions): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const result = await tx.deleteFrom('service_keys').where('id', '=', id).executeTakeFirst();
+    const deleted = Number(result.numDeletedRows) > 0;
+    if (deleted) await announce(tx, options, id);
+    return deleted;
+  });
 }
 
 /**

@@ -107,6 +107,11 @@ export class UsageStore implements Housekeeping {
     return this.run((db) => findConfigVersion(db, version));
   }
 
+  /** PostgreSQL announces each key write to the other replicas (SERVICE_KEYS_CHANNEL). */
+  private get keyWrites(): { announce: boolean } {
+    return { announce: this.kind === 'postgres' };
+  }
+
   /** Every service key (digests, never secrets), oldest first. */
   async serviceKeys(): Promise<StoredServiceKey[]> {
     return this.run((db) => listServiceKeys(db));
@@ -118,16 +123,16 @@ export class UsageStore implements Housekeeping {
 
   /** Stores a new key (one transaction) unless another key holds its name. */
   async createServiceKey(key: StoredServiceKey): Promise<ServiceKeyWrite> {
-    return this.run((db) => createServiceKey(db, key));
+    return this.run((db) => createServiceKey(db, key, this.keyWrites));
   }
 
   /** Changes key `id` as `change` computes from the stored key (one transaction; a throw writes nothing). Also rotations. */
   async updateServiceKey(id: string, change: (current: StoredServiceKey) => StoredServiceKey, now: number = Date.now()): Promise<ServiceKeyWrite> {
-    return this.run((db) => updateServiceKey(db, id, change, now));
+    return this.run((db) => updateServiceKey(db, id, change, now, this.keyWrites));
   }
 
   async deleteServiceKey(id: string): Promise<boolean> {
-    return this.run((db) => deleteServiceKey(db, id));
+    return this.run((db) => deleteServiceKey(db, id, this.keyWrites));
   }
 
   /** Raises each key's `last_used_at` to the time given (never lowers it). */

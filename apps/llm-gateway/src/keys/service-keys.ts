@@ -8,8 +8,14 @@
  * - `last_used_at` is approximate: uses are collected in memory and written in
  *   one transaction every LAST_USED_FLUSH_MS (and at shutdown);
  * - a replica whose first read failed (store down at start) reads again until
- *   it succeeds; with PostgreSQL every replica also re-reads the keys, so a
- *   write made on another replica reaches this one within that interval.
+ *   it succeeds; with PostgreSQL every replica also re-reads all keys: the
+ *   repair of a notification it missed.
+ *
+ * With PostgreSQL each key write NOTIFYs its id (SERVICE_KEYS_CHANNEL, in the
+ * write's transaction) and every replica LISTENs: it reads that one key again
+ * at once, so a create, disable, rotation or delete on one replica holds on
+ * the others within milliseconds. After a reconnect of the listener, all keys
+ * are read again (what it missed while nobody listened).
  *
  * The static MANA_LLM_API_KEYS keys are not stored here; they are listed as
  * read-only `env-1`, `env-2`, … (numbered in the order the variable lists them).
@@ -19,7 +25,9 @@
  * and its `epoch` grows with every change of the keys, so a connection
  * remembered as accepted is checked again after a disable, rotation or delete.
  */
-import { KeyIndex, type ServiceKeyCaller, type StoredServiceKey } from '@mana/llm-service-keys';
+import { KeyIndex, isKeyId, type ServiceKeyCaller, type StoredServiceKey } from '@mana/llm-service-keys';
+import { NotifyListener } from '@mana/llm-shared-state';
+import { SERVICE_KEYS_CHANNEL } from '@mana/llm-usage-store';
 import type { CallerSource } from '../http/api-caller.js';
 import { KeyConcurrency } from './key-concurrency.js';
 import type { ServiceKeyWrite, UsageStore } from '@mana/llm-usage-store';
@@ -29,6 +37,9 @@ import { retryWhileLocked } from '../usage/retry-while-locked.js';
 
 /** How often the collected uses are written, and the keys re-read where needed. */
 export const LAST_USED_FLUSH_MS = 10_000; // 10 s
+
+/** Keys named in notifications and not yet read again; beyond this, all keys are read at once instead (a bound, whoever notifies). */
+const MAX_PENDING_REFRESHES = 100;
 
 /** The id and name of the n-th (1-based) MANA_LLM_API_KEYS key. */
 export const staticKeyId = (n: number): string => `env-${n}`;
@@ -42,6 +53,8 @@ export interface ServiceKeysOptions {
   readonly logger: Logger;
   /** Re-read the store on every tick (PostgreSQL: other replicas write it too). */
   readonly reconcile: boolean;
+  /** PostgreSQL URL to LISTEN on for other replicas' key writes (a secret: never logged). */
+  readonly listenUrl?: string;
   readonly now?: () => number;
 }
 
@@ -61,6 +74,11 @@ export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
   private readonly timer: NodeJS.Timeout;
   private loaded = false;
   private closed = false;
+  private readonly listener: NotifyListener | undefined;
+  /** Ids of keys another replica wrote, to read again. */
+  private readonly refreshes = new Set<string>();
+  private refreshing = false;
+  private listenerLost = false;
   private readonly now: () => number;
 
   constructor(private readonly options: ServiceKeysOptions) {
@@ -68,6 +86,24 @@ export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
     this.now = options.now ?? Date.now;
     this.timer = setInterval(() => void this.tick(), LAST_USED_FLUSH_MS);
     this.timer.unref();
+    this.listener =
+      options.listenUrl === undefined
+        ? undefined
+        : new NotifyListener({
+            url: options.listenUrl,
+            channels: [SERVICE_KEYS_CHANNEL],
+            onNotification: (_channel, id) => this.refresh(id),
+            onConnected: () => {
+              if (this.listenerLost) options.logger.info({}, 'service key notifications received again');
+              this.listenerLost = false;
+              // What was written while nobody listened.
+              if (this.loaded) void this.reload('reconcile');
+            },
+            onLost: (error) => {
+              if (!this.listenerLost) options.logger.warn({ err: { message: error.message } }, 'service key notifications lost; reconnecting (keys are read again every 10 s meanwhile)');
+              this.listenerLost = true;
+            },
+          });
   }
 
   /** The store keys live in; undefined with `--usage off`. */
@@ -77,6 +113,8 @@ export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
 
   /** Reads every key from the store (at start). A failure is logged; the timer reads again. */
   async load(): Promise<void> {
+    // Listening first: a write between the read and the LISTEN would otherwise be missed.
+    await this.listener?.connect();
     await this.reload('start');
   }
 
@@ -163,6 +201,7 @@ export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    await this.listener?.close();
     await this.flushUses();
   }
 
@@ -174,6 +213,36 @@ export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
   private withPendingUse(key: StoredServiceKey): StoredServiceKey {
     const used = this.pendingUses.get(key.id);
     return used === undefined || (key.lastUsedAt !== null && key.lastUsedAt >= used) ? key : { ...key, lastUsedAt: used };
+  }
+
+  /** Another replica wrote key `id`: read it again (coalesced; a flood becomes one full read). */
+  private refresh(id: string): void {
+    if (!isKeyId(id) || this.closed) return;
+    this.refreshes.add(id);
+    if (this.refreshing) return;
+    this.refreshing = true;
+    void this.serial(async () => {
+      const store = this.options.store;
+      try {
+        while (this.refreshes.size > 0 && store !== undefined && !this.closed) {
+          if (this.refreshes.size > MAX_PENDING_REFRESHES) {
+            this.refreshes.clear();
+            const keys = await store.serviceKeys();
+            this.changeIndex((index) => index.replaceAll(keys));
+            continue;
+          }
+          const [next] = this.refreshes;
+          this.refreshes.delete(next!);
+          const key = await store.serviceKey(next!);
+          this.changeIndex((index) => (key === undefined ? index.delete(next!) : index.set(key)));
+        }
+      } catch (error) {
+        // The next reconciliation reads everything again.
+        this.options.logger.warn({ err: { message: (error as Error)?.message } }, 'service key not read again after a notification; the next reconciliation will');
+      } finally {
+        this.refreshing = false;
+      }
+    });
   }
 
   private async tick(): Promise<void> {
