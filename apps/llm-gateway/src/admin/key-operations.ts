@@ -30,6 +30,13 @@ import { isPlainObject } from '../plain-object.js';
 import { STATIC_KEY_ID, staticKeyId, type ServiceKeys } from '../keys/service-keys.js';
 import { AdminFailure, isAdminFailure } from './admin-failure.js';
 
+/**
+ * The most service keys a gateway holds: every replica keeps them all in
+ * memory and each name may become a label value of
+ * mana_llm_key_requests_total, so their number has a bound.
+ */
+export const MAX_SERVICE_KEYS = 10_000;
+
 export interface KeyAnswer {
   readonly status: number;
   readonly body: Record<string, unknown>;
@@ -169,6 +176,9 @@ export function getKey(ctx: KeyContext, id: string): KeyAnswer {
 export async function createKey(ctx: KeyContext, body: unknown): Promise<KeyAnswer> {
   const wanted: KeySettings = settings(() => settingsFromCreate(body));
   checkAliasesExist(ctx, wanted.aliases);
+  if (ctx.keys.count >= MAX_SERVICE_KEYS) {
+    throw new AdminFailure('key_limit_reached', `This gateway holds ${MAX_SERVICE_KEYS} service keys, its most; delete unused ones first.`);
+  }
   const issued = issueKey(wanted, Date.now());
   const key = outcomeOf(issued.record.id, await stored(ctx, () => ctx.keys.write((store) => store.createServiceKey(issued.record))));
   return { status: 201, body: { ...storedKeyJson(key), key: issued.key } };

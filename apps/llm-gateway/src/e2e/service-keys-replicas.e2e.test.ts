@@ -64,7 +64,9 @@ async function until(gw: GatewayProcess, key: string, expected: number, since: n
 const median = (values: number[]): number => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 
 describe('service keys on three replicas', () => {
-  const [a, b, c] = [0, 1, 2].map((i) => () => replicas[i]!);
+  const a = (): GatewayProcess => replicas[0]!;
+  const b = (): GatewayProcess => replicas[1]!;
+  const c = (): GatewayProcess => replicas[2]!;
   let key: Json;
 
   it(`a key created on A is accepted by B and C within ${PROPAGATION_BOUND_MS} ms`, async () => {

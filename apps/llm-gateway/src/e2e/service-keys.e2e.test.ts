@@ -61,6 +61,15 @@ async function create(body: Record<string, unknown>): Promise<Json> {
   return res.body;
 }
 
+/** A chat completion with `key` as its API key (the body is kept for the caller to read). */
+function chatWith(key: string, requestId?: string): Promise<Response> {
+  return fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(requestId === undefined ? {} : { 'x-request-id': requestId }) },
+    body: JSON.stringify({ model: 'mana/fast-text', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+}
+
 function expectError(res: Call, status: number, code: string, param?: string | null): void {
   expect(res.status, res.text).toBe(status);
   expect(res.body.error.code).toBe(code);
@@ -143,7 +152,7 @@ describe('service keys', () => {
     [{ name: 'ok', aliases: ['mana/fast-text', 'mana/nope'] }, 400, 'unknown_alias', 'aliases'],
     [{ name: 'ok', aliases: ['nobody/m1'] }, 400, 'unknown_alias', 'aliases'],
     [{ name: 'mana-api' }, 409, 'key_name_taken', 'name'],
-  ] as [Json, number, string, string][])('POST %j → %i %s', async (body, status, code, param) => {
+  ] as [Json, number, string, string][])('POST body #%# → %i %s on %s', async (body, status, code, param) => {
     const res = await admin('/admin/keys', { method: 'POST', body });
     expectError(res, status, code, param);
     if (code === 'unknown_alias') expect(res.body.error.message).toContain(body.aliases.at(-1));
@@ -229,6 +238,51 @@ describe('service keys', () => {
     expectError(await admin(`/admin/keys/${doomed.id}`, { method: 'DELETE' }), 404, 'key_not_found');
   });
 
+  it('1,000 keys: each authenticates, and listing them all stays quick', async () => {
+    const made: Json[] = [];
+    for (let batch = 0; batch < 100; batch++) {
+      made.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => create({ name: `svc-${batch * 10 + i}` })))));
+    }
+    const started = performance.now();
+    const list = await admin('/admin/keys');
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(list.body.data.filter((k: Json) => k.name.startsWith('svc-'))).toHaveLength(1_000);
+    for (const key of [made[0], made[499], made[999]]) expect((await chatWith(key.key)).status).toBe(200);
+    // Gone again, one by one: the remaining tests see the keys they made.
+    for (const key of made) expect((await admin(`/admin/keys/${key.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await chatWith(made[999].key)).status).toBe(401);
+  }, 120_000);
+
+  it('1,000 wrong keys: each is 401, answered as an unknown key, with one request log line each and no key in it', async () => {
+    const logsBefore = gw.logs.length;
+    const wrong = Array.from({ length: 1_000 }, (_, i) =>
+      i % 4 === 0 ? `mk-${i.toString(16).padStart(12, '0')}_${'x'.repeat(43)}` : i % 4 === 1 ? `sk-guess-${i}` : i % 4 === 2 ? 'k'.repeat(4_000) : `mk-\u00e9${i}`,
+    );
+    for (let i = 0; i < wrong.length; i += 20) {
+      const answers = await Promise.all(wrong.slice(i, i + 20).map((key, j) => chatWith(key, `brute-${i + j}`)));
+      for (const res of answers) {
+        expect(res.status).toBe(401);
+        expect(((await res.json()) as Json).error.code).toBe('invalid_api_key');
+      }
+    }
+    await gw.waitForLog((l) => l.req_id === 'brute-999');
+    const lines = gw.logs.slice(logsBefore);
+    const brute = lines.filter((l) => String(l.req_id).startsWith('brute-'));
+    expect(brute).toHaveLength(1_000);
+    expect(brute.every((l) => l.status === 401 && l.code === 'invalid_api_key')).toBe(true);
+    // Nothing else was logged meanwhile: no line per attempt beyond its request line.
+    expect(lines.filter((l) => !String(l.req_id).startsWith('brute-') && l.status !== 401)).toEqual([]);
+    const text = JSON.stringify(lines);
+    expect(text).not.toContain('sk-guess-');
+    expect(text).not.toContain('x'.repeat(43));
+  }, 120_000);
+
+  it('last_used_at: a use shows at once and is in the store after a restart', async () => {
+    const user = await create({ name: 'user' });
+    expect((await chatWith(user.key)).status).toBe(200);
+    expect(Date.parse((await admin(`/admin/keys/${user.id}`)).body.last_used_at)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
   it('a restart on the same data folder serves the same keys', async () => {
     const before = (await admin('/admin/keys')).body.data;
     gw.signal('SIGTERM');
@@ -236,6 +290,8 @@ describe('service keys', () => {
     await gw.stop();
     gw = await start();
     expect((await admin('/admin/keys')).body.data).toEqual(before);
+    // Written at shutdown, if not by the background flush before it.
+    expect(before.find((k: Json) => k.name === 'user').last_used_at).not.toBeNull();
   });
 
   it('kill -9 in the middle of creates: after a restart every key is there whole, or not at all', async () => {

@@ -41,6 +41,7 @@ export const GATEWAY_ERRORS = {
   key_not_found: { status: 404, type: 'not_found_error' },
   key_name_taken: { status: 409, type: 'invalid_request_error' },
   key_read_only: { status: 409, type: 'invalid_request_error' },
+  key_limit_reached: { status: 409, type: 'invalid_request_error' },
   shared_state_unavailable: { status: 503, type: 'api_error' },
   // A service key's policy (routes/key-policy.ts), before any upstream call.
   alias_not_allowed: { status: 403, type: 'permission_error' },
