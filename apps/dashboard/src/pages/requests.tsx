@@ -1,7 +1,8 @@
 /**
  * Requests: the recent requests, newest first, each with the key that made
- * it, filterable by alias, key, status and failed-over; a row expands to its attempts (target, outcome, reason,
- * duration) with failed-over attempts flagged.
+ * it, filterable by alias, key, status and failed-over; a row expands to its
+ * attempts (target, outcome, reason, duration) with failed-over attempts
+ * flagged.
  */
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
