@@ -6,11 +6,16 @@
  * committed to is the end of the stream. Its attributes are set before it
  * ends, so an attempt that failed over says so (the router decides that when
  * it moves on: `published`); the end time is the call's own.
+ *
+ * A call is sampled as its request is: every sampler the gateway offers
+ * decides a local child as its parent was decided (parent-based samplers by
+ * the parent's flag, the others by the trace id they share).
  */
-import { defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
 import type { AnswerFacts, Attempt, CallObserver, StreamSummary, UpstreamCall, Usage } from '@mana/llm-router';
 import { ATTR } from './span-attributes.js';
-import type { SpanTools } from './request-span.js';
+import type { SpanRecord } from './span-record.js';
+import { traceHeaders, type SpanPlace, type SpanTools } from './span-tools.js';
 
 /** What the decoded request says that its calls' spans carry. */
 export interface RequestParameters {
@@ -21,22 +26,28 @@ export interface RequestParameters {
 
 export class CallSpan implements CallObserver {
   readonly headers: Readonly<Record<string, string>>;
-  private readonly span: Span;
-  private readonly recording: boolean;
+  private readonly record: SpanRecord | undefined;
   private readonly startedAt = performance.now();
   private endedAt = 0;
   /** The router committed to this call's stream: the span lasts until the stream ends. */
   private committed = false;
   private closed = false;
+  private attempt: Attempt | undefined;
+  private answer: AnswerFacts | undefined;
+  private failedOver: boolean | undefined;
+  private summary: StreamSummary | undefined;
 
   constructor(
-    tools: SpanTools,
-    parent: Context,
+    private readonly tools: SpanTools,
+    parent: SpanPlace,
     operation: string,
     call: UpstreamCall,
     private readonly parameters: RequestParameters,
     private readonly onClose: (span: CallSpan) => void,
   ) {
+    const place: SpanPlace = { traceId: parent.traceId, spanId: tools.ids.spanId(), sampled: parent.sampled, traceState: parent.traceState };
+    this.headers = traceHeaders(tools, place);
+    if (!place.sampled) return;
     const attributes: Attributes = {
       [ATTR.genAiOperation]: operation,
       [ATTR.genAiProvider]: call.provider,
@@ -47,51 +58,38 @@ export class CallSpan implements CallObserver {
     };
     if (parameters.maxTokens !== undefined) attributes[ATTR.requestMaxTokens] = parameters.maxTokens;
     if (parameters.temperature !== undefined) attributes[ATTR.requestTemperature] = parameters.temperature;
-    this.span = tools.tracer.startSpan(`${operation} ${call.model}`, { kind: SpanKind.CLIENT, startTime: this.startedAt, attributes }, parent);
-    this.recording = this.span.isRecording();
-    const headers: Record<string, string> = {};
-    tools.propagator.inject(trace.setSpan(ROOT_CONTEXT, this.span), headers, defaultTextMapSetter);
-    this.headers = headers;
+    this.record = {
+      traceId: place.traceId,
+      spanId: place.spanId,
+      parentSpanId: parent.spanId,
+      parentIsRemote: false,
+      traceState: place.traceState?.serialize(),
+      name: `${operation} ${call.model}`,
+      kind: SpanKind.CLIENT,
+      startTime: this.startedAt,
+      endTime: this.startedAt,
+      attributes,
+      events: [],
+      statusCode: SpanStatusCode.UNSET,
+      statusMessage: undefined,
+    };
   }
 
   ended(attempt: Attempt, answer: AnswerFacts | undefined): void {
     this.endedAt = performance.now();
     this.committed = attempt.outcome === 'ok' && this.parameters.stream;
-    if (!this.recording) return;
-    const attributes: Attributes = { [ATTR.attemptOutcome]: attempt.outcome, [ATTR.attemptReason]: attempt.reason };
-    if (attempt.status !== undefined) attributes[ATTR.httpStatus] = attempt.status;
-    if (attempt.outcome !== 'ok') {
-      attributes[ATTR.errorType] = attempt.reason;
-      this.span.setStatus({ code: SpanStatusCode.ERROR, message: attempt.reason });
-    }
-    if (answer !== undefined) {
-      if (answer.id !== undefined) attributes[ATTR.responseId] = answer.id;
-      if (answer.model !== undefined) attributes[ATTR.responseModel] = answer.model;
-      if (answer.finishReasons.length > 0) attributes[ATTR.finishReasons] = [...answer.finishReasons];
-    }
-    // A failed call's billed answer (`fail_over_on`) carries its usage on the attempt; an answer's is in its facts.
-    addUsage(attributes, attempt.usage ?? answer?.usage);
-    // The commit is the first content delta: the wait a streaming user notices.
-    if (this.committed) attributes[ATTR.timeToFirstChunk] = (this.endedAt - this.startedAt) / 1000;
-    this.span.setAttributes(attributes);
+    // Written into the span when it closes: for a committed stream that is after its last byte, not on the way to its first.
+    this.attempt = attempt;
+    this.answer = answer;
   }
 
   published(attempt: Attempt): void {
-    if (this.recording) this.span.setAttribute(ATTR.failedOver, attempt.failedOver);
+    this.failedOver = attempt.failedOver;
     if (!this.committed) this.close(this.endedAt);
   }
 
   streamEnded(summary: StreamSummary): void {
-    if (this.recording) {
-      const attributes: Attributes = { [ATTR.streamEnd]: summary.end };
-      if (summary.finishReasons.length > 0) attributes[ATTR.finishReasons] = [...summary.finishReasons];
-      addUsage(attributes, summary.usage);
-      if (summary.end === 'interrupted') {
-        attributes[ATTR.errorType] = summary.reason ?? 'stream_interrupted';
-        this.span.setStatus({ code: SpanStatusCode.ERROR, message: 'stream interrupted' });
-      }
-      this.span.setAttributes(attributes);
-    }
+    this.summary = summary;
     this.close(performance.now());
   }
 
@@ -103,8 +101,51 @@ export class CallSpan implements CallObserver {
   private close(at: number): void {
     if (this.closed) return;
     this.closed = true;
-    this.span.end(at);
+    const record = this.record;
+    if (record !== undefined) {
+      if (this.attempt !== undefined) this.writeAttempt(record, this.attempt, this.answer);
+      if (this.failedOver !== undefined) record.attributes[ATTR.failedOver] = this.failedOver;
+      if (this.summary !== undefined) writeStreamEnd(record, this.summary);
+      record.endTime = at;
+      this.tools.exports.add(record);
+    }
     this.onClose(this);
+  }
+
+  private writeAttempt(record: SpanRecord, attempt: Attempt, answer: AnswerFacts | undefined): void {
+    const attributes = record.attributes;
+    attributes[ATTR.attemptOutcome] = attempt.outcome;
+    attributes[ATTR.attemptReason] = attempt.reason;
+    if (attempt.status !== undefined) attributes[ATTR.httpStatus] = attempt.status;
+    if (attempt.outcome !== 'ok') {
+      attributes[ATTR.errorType] = attempt.reason;
+      record.statusCode = SpanStatusCode.ERROR;
+      record.statusMessage = attempt.reason;
+    }
+    if (answer !== undefined) {
+      const id = answer.id;
+      const model = answer.model;
+      if (id !== undefined) attributes[ATTR.responseId] = id;
+      if (model !== undefined) attributes[ATTR.responseModel] = model;
+      if (answer.finishReasons.length > 0) attributes[ATTR.finishReasons] = [...answer.finishReasons];
+    }
+    // A failed call's billed answer (`fail_over_on`) carries its usage on the attempt; an answer's is in its facts.
+    addUsage(attributes, attempt.usage ?? answer?.usage);
+    // The commit is the first content delta: the wait a streaming user notices.
+    if (this.committed) attributes[ATTR.timeToFirstChunk] = (this.endedAt - this.startedAt) / 1000;
+  }
+}
+
+/** How a committed stream ended: after the attempt's attributes, so its finish reasons and usage are the last word. */
+function writeStreamEnd(record: SpanRecord, summary: StreamSummary): void {
+  const attributes = record.attributes;
+  attributes[ATTR.streamEnd] = summary.end;
+  if (summary.finishReasons.length > 0) attributes[ATTR.finishReasons] = [...summary.finishReasons];
+  addUsage(attributes, summary.usage);
+  if (summary.end === 'interrupted') {
+    attributes[ATTR.errorType] = summary.reason ?? 'stream_interrupted';
+    record.statusCode = SpanStatusCode.ERROR;
+    record.statusMessage = 'stream interrupted';
   }
 }
 
