@@ -12,8 +12,10 @@ import { removeStaleTempFiles } from './admin/atomic-write.js';
 import { ConfigStore } from './admin/config-store.js';
 import { DEFAULT_USAGE_RETENTION_MS, type GatewayOptions } from './cli.js';
 import type { GatewayContext, GatewayRouter } from './context.js';
+import { StaticKeys, type ApiCaller } from './http/api-caller.js';
 import { KeyChecker } from './http/auth.js';
 import { CorsPolicy } from './http/cors.js';
+import { ServiceKeys } from './keys/service-keys.js';
 import type { Logger } from './logging.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { createReloader } from './reload.js';
@@ -78,13 +80,23 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
     onApplied: (text, source) => history.applied(text, source),
     shared: sync,
   });
+  // Read before serving: a request is checked against memory, never the database.
+  const serviceKeys = new ServiceKeys({
+    store: usageRecorder?.store,
+    staticKeyCount: options.apiKeys.length,
+    logger,
+    reconcile: options.databaseUrl !== undefined,
+    listenUrl: usageRecorder === undefined ? undefined : options.databaseUrl,
+  });
+  await serviceKeys.load();
   const dashboard = await loadDashboardFiles();
   if (dashboard.kind === 'missing') logger.warn({ reason: dashboard.reason }, 'dashboard not served at /ui/');
   return {
     router,
     metrics,
     logger,
-    apiKeys: KeyChecker.ofKeys(options.apiKeys),
+    // MANA_LLM_API_KEYS first (env-1, env-2, …), then the service keys: auth is on while either holds a key.
+    apiKeys: new KeyChecker<ApiCaller>([new StaticKeys(options.apiKeys), serviceKeys]),
     adminKey: options.adminKey === undefined ? undefined : KeyChecker.ofKeys([options.adminKey], 'admin'),
     maxBodyBytes: options.maxBodyBytes,
     cors: options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins),
@@ -92,6 +104,7 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
     configStore,
     reload,
     usageRecorder,
+    serviceKeys,
     shared: replicas?.shared,
     tracing,
     dashboard,

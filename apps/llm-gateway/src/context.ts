@@ -6,6 +6,7 @@ import type { ReloadResult, Router } from '@mana/llm-router';
 import type { SharedState } from '@mana/llm-shared-state';
 import type { ConfigStore } from './admin/config-store.js';
 import type { KeyChecker } from './http/auth.js';
+import type { ServiceKeys } from './keys/service-keys.js';
 import type { CorsPolicy } from './http/cors.js';
 import type { ResponseState } from './http/respond.js';
 import type { Logger } from './logging.js';
@@ -40,6 +41,8 @@ export interface GatewayContext {
   readonly configStore: ConfigStore;
   /** Undefined with `--usage off`. */
   readonly usageRecorder: UsageRecorder | undefined;
+  /** Service keys (admin API), checked in memory; stored in the usage store. */
+  readonly serviceKeys: ServiceKeys;
   /** Health, cooldowns and config shared with other replicas; undefined without MANA_LLM_DATABASE_URL. */
   readonly shared?: SharedState | undefined;
   /** OpenTelemetry traces of routed requests; undefined while tracing is off (the default). */

@@ -66,7 +66,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
       pid: process.pid,
       config: config.source,
       aliases: [...config.aliases.keys()],
-      auth: options.apiKeys.length > 0 ? `on (${options.apiKeys.length} key${options.apiKeys.length === 1 ? '' : 's'})` : 'off',
+      auth: authSummary(options.apiKeys.length, context.serviceKeys.count),
       admin: options.adminKey !== undefined ? 'on' : 'off',
       cors: options.corsOrigins.length === 0 ? 'off' : options.corsOrigins.join(', '),
       usage: usageRecorder === undefined ? 'off' : usageRecorder.store.description,
@@ -87,7 +87,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
     context,
     reload: context.reload,
     shutdown(graceMs = options.shutdownGraceMs) {
-      shuttingDown ??= drainAndClose(bound.server, router, state, graceMs, logger, usageRecorder, context.tracing).finally(() => shared?.close());
+      shuttingDown ??= drainAndClose(bound.server, router, state, graceMs, logger, usageRecorder, context.tracing, context.serviceKeys).finally(() => shared?.close());
       return shuttingDown;
     },
   };
@@ -104,6 +104,13 @@ function warnUnconfigured(context: GatewayContext, config: ConfigSnapshot): void
       'some providers are unconfigured: their targets are skipped',
     );
   }
+}
+
+/** `on (2 keys)`, `on (1 key, 3 service keys)` or `off`. */
+function authSummary(staticKeys: number, serviceKeys: number): string {
+  if (staticKeys + serviceKeys === 0) return 'off';
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  return `on (${[staticKeys > 0 ? plural(staticKeys, 'key') : '', serviceKeys > 0 ? plural(serviceKeys, 'service key') : ''].filter((p) => p !== '').join(', ')})`;
 }
 
 function urlOf(address: AddressInfo): string {

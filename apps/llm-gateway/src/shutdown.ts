@@ -6,6 +6,7 @@
  */
 import type { Server } from 'node:http';
 import type { GatewayRouter, GatewayState } from './context.js';
+import type { ServiceKeys } from './keys/service-keys.js';
 import type { Logger } from './logging.js';
 import type { Tracing } from './tracing/tracing.js';
 import type { UsageRecorder } from './usage/usage-recorder.js';
@@ -36,6 +37,7 @@ export async function drainAndClose(
   logger: Logger,
   usageRecorder?: UsageRecorder,
   tracing?: Tracing,
+  serviceKeys?: ServiceKeys,
 ): Promise<ShutdownResult> {
   const started = performance.now();
   state.ready = false;
@@ -68,6 +70,8 @@ export async function drainAndClose(
   }
   // After the drain every finished request has queued its record and ended its spans: both go out side by side.
   const traceFlushMs = Math.max(TRACE_FLUSH_MIN_MS, graceMs - (performance.now() - started));
+  // The keys' last uses go to the store before it closes.
+  await serviceKeys?.close().catch(() => undefined);
   await Promise.all([closeUsage(usageRecorder, logger), flushTraces(tracing, traceFlushMs, logger)]);
   return { drained, durationMs: performance.now() - started };
 }

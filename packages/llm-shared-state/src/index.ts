@@ -5,4 +5,5 @@ export { CONFIG_CHANNEL } from './shared-config.js';
 export type { ConfigNotice, ConfigWrite, SharedConfig, SwapResult } from './shared-config.js';
 export { HEALTH_CHANNEL, MAX_CLOCK_AHEAD_MS, MAX_REASON_CHARS } from './health-rows.js';
 export type { SharedTransition } from './health-rows.js';
-export { RECONNECT_FIRST_MS, RECONNECT_MAX_MS } from './notify-listener.js';
+export { NotifyListener, RECONNECT_FIRST_MS, RECONNECT_MAX_MS } from './notify-listener.js';
+export type { NotifyListenerOptions } from './notify-listener.js';

@@ -191,6 +191,28 @@ const migrations: Record<string, Migration> = {
       await backfillKeyRollups(db as Kysely<UsageDatabase>);
     },
   },
+  '0017_service_keys': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // Service keys (@mana/llm-service-keys): settings and SHA-256 digests of the secrets, never a secret.
+      await db.schema
+        .createTable('service_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('description', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addColumn('last_used_at', 'bigint')
+        .addColumn('expires_at', 'bigint')
+        .addColumn('disabled', 'integer', (c) => c.notNull())
+        .addColumn('aliases', 'text')
+        .addColumn('priority', 'text')
+        .addColumn('max_concurrency', 'integer')
+        .addColumn('secret_digest', 'text', (c) => c.notNull())
+        .addColumn('previous_digest', 'text')
+        .addColumn('previous_valid_until', 'bigint')
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

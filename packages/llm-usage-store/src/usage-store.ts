@@ -21,6 +21,16 @@ import type { UsageDatabase } from './schema.js';
 import type { RequestPage, RequestPageQuery, SummaryQuery, SummaryRow } from './types.js';
 import { isUsageQueryError } from './usage-query-error.js';
 import type { RecordBatch } from './record-block.js';
+import {
+  createServiceKey,
+  deleteServiceKey,
+  getServiceKey,
+  listServiceKeys,
+  touchServiceKeys,
+  updateServiceKey,
+  type ServiceKeyWrite,
+} from './service-keys.js';
+import type { StoredServiceKey } from '@mana/llm-service-keys';
 import { writeRecords } from './write-records.js';
 
 /** Retention and planner statistics: run by the store itself, or handed to its writer thread (`WorkerSink`). */
@@ -95,6 +105,39 @@ export class UsageStore implements Housekeeping {
   /** The newest application of `version` with the config applied before it. */
   async configVersion(version: string): Promise<ConfigVersionWithPredecessor | undefined> {
     return this.run((db) => findConfigVersion(db, version));
+  }
+
+  /** PostgreSQL announces each key write to the other replicas (SERVICE_KEYS_CHANNEL). */
+  private get keyWrites(): { announce: boolean } {
+    return { announce: this.kind === 'postgres' };
+  }
+
+  /** Every service key (digests, never secrets), oldest first. */
+  async serviceKeys(): Promise<StoredServiceKey[]> {
+    return this.run((db) => listServiceKeys(db));
+  }
+
+  async serviceKey(id: string): Promise<StoredServiceKey | undefined> {
+    return this.run((db) => getServiceKey(db, id));
+  }
+
+  /** Stores a new key (one transaction) unless another key holds its name. */
+  async createServiceKey(key: StoredServiceKey): Promise<ServiceKeyWrite> {
+    return this.run((db) => createServiceKey(db, key, this.keyWrites));
+  }
+
+  /** Changes key `id` as `change` computes from the stored key (one transaction; a throw writes nothing). Also rotations. */
+  async updateServiceKey(id: string, change: (current: StoredServiceKey) => StoredServiceKey, now: number = Date.now()): Promise<ServiceKeyWrite> {
+    return this.run((db) => updateServiceKey(db, id, change, now, this.keyWrites));
+  }
+
+  async deleteServiceKey(id: string): Promise<boolean> {
+    return this.run((db) => deleteServiceKey(db, id, this.keyWrites));
+  }
+
+  /** Raises each key's `last_used_at` to the time given (never lowers it). */
+  async touchServiceKeys(lastUsed: ReadonlyMap<string, number>): Promise<void> {
+    await this.run((db) => touchServiceKeys(db, lastUsed));
   }
 
   /** Deletes requests older than `cutoff` (epoch ms); returns how many. */

@@ -9,6 +9,7 @@ export type ErrorType =
   | 'authentication_error'
   | 'permission_error'
   | 'not_found_error'
+  | 'rate_limit_error'
   | 'api_error';
 
 /**
@@ -34,6 +35,17 @@ export const GATEWAY_ERRORS = {
   unknown_field: { status: 400, type: 'invalid_request_error' },
   invalid_name: { status: 400, type: 'invalid_request_error' },
   too_many_targets: { status: 400, type: 'invalid_request_error' },
+  // Service keys (admin API, routes/admin-keys.ts).
+  invalid_key_field: { status: 400, type: 'invalid_request_error' },
+  unknown_alias: { status: 400, type: 'invalid_request_error' },
+  key_not_found: { status: 404, type: 'not_found_error' },
+  key_name_taken: { status: 409, type: 'invalid_request_error' },
+  key_read_only: { status: 409, type: 'invalid_request_error' },
+  key_limit_reached: { status: 409, type: 'invalid_request_error' },
+  shared_state_unavailable: { status: 503, type: 'api_error' },
+  // A service key's policy (routes/key-policy.ts), before any upstream call.
+  alias_not_allowed: { status: 403, type: 'permission_error' },
+  key_concurrency_exceeded: { status: 429, type: 'rate_limit_error' },
   context_length_exceeded: { status: 400, type: 'invalid_request_error' },
   invalid_schema: { status: 400, type: 'invalid_request_error' },
   schema_too_large: { status: 400, type: 'invalid_request_error' },

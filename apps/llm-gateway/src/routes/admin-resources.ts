@@ -12,6 +12,7 @@ import type { GatewayContext } from '../context.js';
 import { AdminFailure, isAdminFailure } from '../admin/admin-failure.js';
 import { deleteAlias, getAlias, listAliases, patchAlias, putAlias, type Answer } from '../admin/alias-operations.js';
 import { etagOf, versionOf, type WriteRequest } from '../admin/config-store.js';
+import type { KeyAnswer } from '../admin/key-operations.js';
 import { redactedConfigText } from '../admin/config-view.js';
 import { nameFromPath, type ResourceKind } from '../admin/names.js';
 import { deleteProvider, getProvider, listProviders, patchProvider, putProvider } from '../admin/provider-operations.js';
@@ -29,19 +30,20 @@ export type FailureWriter = (ctx: GatewayContext, res: ServerResponse, error: Ga
 
 const sendGatewayError: FailureWriter = (ctx, res, error, headers) => sendError(res, ctx.state, error, headers);
 
-/** Runs `work` and answers with its result (ETag included) or its refusal. */
+/** Runs `work` and answers with its result (ETag included for a config resource) or its refusal. */
 export async function answerAdmin(
   ctx: GatewayContext,
   req: IncomingMessage,
   res: ServerResponse,
   requestId: string,
-  work: () => Promise<Answer>,
+  work: () => Promise<Answer | KeyAnswer>,
   sendFailure: FailureWriter = sendGatewayError,
 ): Promise<void> {
   const headers: Headers = { 'x-request-id': requestId };
   try {
     const answer = await work();
-    headers.etag = etagOf(answer.version);
+    // Config resources carry the config version; service keys are not part of the config.
+    if ('version' in answer) headers.etag = etagOf(answer.version);
     sendJson(res, ctx.state, answer.status, answer.body, headers);
   } catch (error) {
     if (!isAdminFailure(error)) throw error; // the server's error funnel answers 500

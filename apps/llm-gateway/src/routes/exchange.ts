@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Priority, RequestOutcome, Usage } from '@mana/llm-router';
 import type { GatewayContext } from '../context.js';
 import type { ApiCaller } from '../http/api-caller.js';
+import type { KeyLease } from '../keys/key-concurrency.js';
 import { presentedAuthorization } from '../http/auth.js';
 import type { Headers } from '../http/respond.js';
 import { requestLogLine } from '../logging.js';
@@ -28,6 +29,8 @@ export class Exchange {
   ttfbAt: number | undefined = undefined;
   /** Its trace (the SERVER span the router's attempts go under); undefined while tracing is off. */
   trace: RequestTrace | undefined = undefined;
+  /** Its slot of its service key's max_concurrency, while it holds one (released when it ends). */
+  keyLease: KeyLease | undefined = undefined;
 
   constructor(
     readonly requestId: string,

@@ -5,6 +5,7 @@
  */
 import { RouteTable, type Route } from '../http/route-table.js';
 import { CONFIG_HISTORY_ROUTES } from './admin-config-history.js';
+import { ADMIN_KEY_ROUTES } from './admin-keys.js';
 import { handleAdminReload } from './admin-reload.js';
 import { ADMIN_RESOURCE_ROUTES } from './admin-resources.js';
 import { LITELLM_MODEL_ROUTES } from './litellm-models.js';
@@ -86,6 +87,7 @@ export const GATEWAY_ROUTES: readonly Route[] = [
   ...DASHBOARD_ROUTES,
   ...ADMIN_RESOURCE_ROUTES,
   ...CONFIG_HISTORY_ROUTES,
+  ...ADMIN_KEY_ROUTES,
   ...LITELLM_MODEL_ROUTES,
 ];
 

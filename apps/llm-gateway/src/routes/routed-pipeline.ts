@@ -26,6 +26,7 @@ import { isJsonContentType, priorityOf } from '../http/request-headers.js';
 import { sendError, sendText, type Headers } from '../http/respond.js';
 import { Exchange, finishExchange } from './exchange.js';
 import type { DecodedRequest, InboundCodec } from './inbound-codec.js';
+import { KEY_CONCURRENCY_RETRY_AFTER_S, keyPolicyRefusal } from './key-policy.js';
 import { closeStream, relayStream } from './relay-stream.js';
 
 type ParsedBody = Extract<JsonBody, { kind: 'json' }>;
@@ -68,6 +69,7 @@ async function serveToTheEnd(codec: InboundCodec, ctx: GatewayContext, req: Inco
     else if (!res.writableEnded) res.destroy();
     ex.status = ex.status || 500;
   } finally {
+    ex.keyLease?.release();
     finishExchange(ctx, req, ex);
   }
 }
@@ -83,6 +85,12 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
   ex.model = decoded.model === undefined ? undefined : decoded.model.slice(0, 200);
   ex.stream = decoded.stream;
   ex.trace?.decoded(decoded.body, decoded.stream);
+  // The caller's key policy, before any upstream call: its aliases, default priority and concurrency.
+  const refusal = keyPolicyRefusal(ctx, ex, decoded.model, codec.operation);
+  if (refusal !== undefined) {
+    if (refusal.code === 'key_concurrency_exceeded') res.setHeader('retry-after', KEY_CONCURRENCY_RETRY_AFTER_S);
+    return fail(codec, ctx, res, ex, refusal);
+  }
 
   // Client disconnect aborts the upstream request. `res` 'close' fires for a
   // socket closed at any point (request 'close' fires as soon as the body is read).
