@@ -2,7 +2,7 @@
 // @portkey-ai/gateway 1.15.2, all against the same fast loopback fake upstream,
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
-//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,responses,usage,tracing,shared,dashboard,floor,latency,throughput,failover,memory]
+//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,responses,usage,tracing,keys,shared,dashboard,floor,latency,throughput,failover,memory]
 //                      [--out=DIR] [--log-level=info] [--no-auth] [--baseline=CHECKOUT]
 //
 // --baseline: another checkout of this repository, built (e.g. the commit before a change): its gateway
@@ -35,6 +35,7 @@ import { dashboardUnavailable, openDashboard } from './lib/dashboard.mjs';
 import { failoverCost } from './lib/failover.mjs';
 import { FIRST_BYTE_TIMEOUT_MS, UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
 import { memoryUnderStreams } from './lib/memory.mjs';
+import { createServiceKeys } from './lib/service-keys.mjs';
 import { median } from './lib/stats.mjs';
 import { cpuMs, gatewayMain, repoRoot, startCollector, startFloorProxy, startManaGateway, startPortkey, startUpstream, waitFor } from './lib/procs.mjs';
 import { renderMarkdown, renderTerminal, evaluateTargets } from './lib/report.mjs';
@@ -54,6 +55,8 @@ const SIZES = quick
   : { warmup: 500, rounds: 30, perRound: 40, loadS: 8, rate: 500, steady: 100, streams: 1_000, usagePairs: 4 };
 const CLIENT_KEY = 'bench-client-key-not-secret';
 const ADMIN_KEY = 'bench-admin-key-not-secret';
+/** Service keys the `keys` rows' gateway holds (the issue's figure). */
+const SERVICE_KEYS = 1_000;
 
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -122,6 +125,7 @@ async function main() {
     let oursBefore;
     let oursShared;
     let oursTracing;
+    let oursKeys;
     let collector;
     let dashboard;
     let portkey;
@@ -148,6 +152,16 @@ async function main() {
         stops.push(oursBefore.stop);
         clients.push(createClient({ name: 'ours_before', url: oursBefore.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
         log(`the baseline build's gateway (${baselineCheckout}) on ${oursBefore.url} (pid ${oursBefore.pid})`);
+      }
+      if (!skip.has('keys')) {
+        // The same gateway holding 1,000 service keys (made through the admin API), called with one of them:
+        // what a key check costs among many keys, paired per round against the static key of the default gateway.
+        oursKeys = await startManaGateway({ configPath, env: { ...oursEnv, MANA_LLM_ADMIN_KEY: ADMIN_KEY, MANA_LLM_DATA_DIR: path.join(tmp, 'data-keys') }, logLevel });
+        stops.push(oursKeys.stop);
+        const secrets = await createServiceKeys(oursKeys.url, ADMIN_KEY, SERVICE_KEYS);
+        const secret = secrets[Math.floor(SERVICE_KEYS / 2)];
+        clients.push(createClient({ name: 'ours_keys', url: oursKeys.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: { authorization: `Bearer ${secret}` } }));
+        log(`our gateway with ${SERVICE_KEYS} service keys on ${oursKeys.url} (pid ${oursKeys.pid}), called with the ${Math.floor(SERVICE_KEYS / 2) + 1}th`);
       }
       if (!skip.has('tracing')) {
         // Tracing on as a user switches it on, every trace sampled (ratio 1.0), to an OTLP/HTTP receiver in a
@@ -253,6 +267,20 @@ async function main() {
           `median added latency ${d.nonStreamAddedMs.with.median.toFixed(3)} vs ${d.nonStreamAddedMs.without.median.toFixed(3)} ms non-streaming, ` +
           `${d.streamLastByteAddedMs.with.median.toFixed(3)} vs ${d.streamLastByteAddedMs.without.median.toFixed(3)} ms streaming (last byte); ` +
           `paired difference per round ${d.nonStreamDifferenceMs.median.toFixed(3)} ms median`;
+        results.notes.push(line);
+        log(line);
+      }
+      if (oursKeys) {
+        // Paired per round against the default gateway, whose client presents the one static key.
+        results.keys = {
+          count: SERVICE_KEYS,
+          nonStreamAddedMs: addedLatency(plain, 'ours', 'total').ours_keys.added,
+          streamFirstByteAddedMs: addedLatency(streamed, 'ours', 'ttfb').ours_keys.added,
+        };
+        const k = results.keys;
+        const line =
+          `${SERVICE_KEYS} service keys vs the static key, same run (goal: unchanged within 0.01 ms): median added ${k.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ` +
+          `${k.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte (paired per round)`;
         results.notes.push(line);
         log(line);
       }
