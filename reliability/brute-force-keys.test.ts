@@ -55,8 +55,9 @@ const WARMUP_ATTEMPTS = 800;
 /**
  * RSS after the attempts may exceed RSS after the warm-up by at most this.
  * Without a leak the two differ by GC timing and allocator slack: measured
- * +8 MB over the full profile's 9,200 attempts (V8's used heap saw-toothing
- * between 24 and 41 MB throughout, without a trend). A leak of what an
+ * +3 and +8 MB over the full profile's 9,200 attempts (V8's used heap
+ * saw-toothing between 24 and 41 MB throughout, without a trend), −3 to +5 MB
+ * over the CI profile's 1,200. A leak of what an
  * attempt brings — its socket, request and headers (one kind carries a 4 kB
  * key) — costs 5–10 kB an attempt: 45–90 MB over the full profile, which
  * fails; the CI profile's 1,200 attempts after the warm-up catch only a leak
@@ -322,9 +323,9 @@ describe(`brute force on the API keys: ${SIZES.wrongKeys} wrong keys at ${RATE_P
 
   it('sends every attempt at the pace, every kind over both transports and in both headers', () => {
     expect(wrong()).toHaveLength(SIZES.wrongKeys);
-    // Paced: the run takes count / rate, give or take the last answers and the pause after the warm-up.
+    // Never faster than the rate (the sending follows due times; it may only fall behind them on a
+    // busy machine, and the machine may pause the processes, so there is no upper bound).
     expect(seconds).toBeGreaterThanOrEqual((SIZES.wrongKeys - 1) / RATE_PER_S);
-    expect(seconds).toBeLessThan(SIZES.wrongKeys / RATE_PER_S + 10);
     const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
     expect(gcd(VALID_EVERY, KIND_NAMES.length), 'VALID_EVERY must be prime to the number of kinds').toBe(1);
     const combinations = new Set(wrong().map((a) => `${a.wrong} ${a.transport} ${a.header}`));
