@@ -77,10 +77,13 @@ export interface Percentiles {
   p95: number | null;
 }
 
+/** One row of a summary; it names its group under the `group_by` it was asked for. */
 export interface SummaryRow {
   alias?: string;
   target?: string;
   provider?: string;
+  /** The calling key's id (`group_by=key`); null sums the requests made without one. */
+  key?: string | null;
   requests: number;
   errors: number;
   rescued: number;
@@ -92,6 +95,7 @@ export interface SummaryRow {
 }
 
 export interface Summary {
+  group_by: string;
   since: string;
   until: string | null;
   data: SummaryRow[];

@@ -1,11 +1,13 @@
 /**
- * Requests and errors over time per alias, for the Overview charts, from the
- * usage API's summary (one summary per time bucket). A bucket that ended more
+ * Requests and errors over time per alias or per key (the Overview's
+ * breakdown), for the Overview charts, from the usage API's summary (one
+ * summary per time bucket). A bucket that ended more
  * than a settle time ago no longer changes, so it is kept and each refresh
  * asks only for the buckets still open: one or two small queries per poll,
  * not one per bucket.
  */
 import { get, query } from './api.js';
+import type { Breakdown } from './breakdowns.js';
 import type { Summary, SummaryRow } from './types.js';
 
 export interface Window {
@@ -30,11 +32,11 @@ const MAX_CACHED_BUCKETS = 200;
 
 const closedBuckets = new Map<string, SummaryRow[]>();
 
-async function bucketRows(start: number, bucketMs: number, now: number, signal: AbortSignal): Promise<SummaryRow[]> {
-  const key = `${bucketMs}:${start}`;
+async function bucketRows(group: Breakdown['group'], start: number, bucketMs: number, now: number, signal: AbortSignal): Promise<SummaryRow[]> {
+  const key = `${group}:${bucketMs}:${start}`;
   const kept = closedBuckets.get(key);
   if (kept !== undefined) return kept;
-  const answer = await get<Summary>(`/admin/usage/summary${query({ group_by: 'alias', since: start, until: start + bucketMs })}`, signal);
+  const answer = await get<Summary>(`/admin/usage/summary${query({ group_by: group, since: start, until: start + bucketMs })}`, signal);
   if (start + bucketMs + SETTLE_MS < now) {
     closedBuckets.set(key, answer.data);
     if (closedBuckets.size > MAX_CACHED_BUCKETS) closedBuckets.delete(closedBuckets.keys().next().value!);
@@ -42,16 +44,18 @@ async function bucketRows(start: number, bucketMs: number, now: number, signal: 
   return answer.data;
 }
 
-export interface AliasSeries {
+export interface UsageSeries {
+  /** The breakdown these lines are of. */
+  readonly group: Breakdown['group'];
   readonly times: number[];
-  /** alias → requests per bucket */
+  /** row label (an alias, a key) → requests per bucket */
   readonly requests: Map<string, number[]>;
-  /** alias → errors per bucket */
+  /** row label → errors per bucket */
   readonly errors: Map<string, number[]>;
 }
 
 /** Buckets are aligned to their size, so the same bucket is the same query on every refresh. */
-export async function aliasSeries(window: Window, signal: AbortSignal, now = Date.now()): Promise<AliasSeries> {
+export async function usageSeries(window: Window, breakdown: Breakdown, signal: AbortSignal, now = Date.now()): Promise<UsageSeries> {
   const last = Math.floor(now / window.bucketMs) * window.bucketMs;
   const count = Math.ceil(window.spanMs / window.bucketMs);
   const times: number[] = [];
@@ -59,20 +63,20 @@ export async function aliasSeries(window: Window, signal: AbortSignal, now = Dat
   // A few at a time: the gateway keeps serving traffic meanwhile.
   const rows: SummaryRow[][] = [];
   for (let i = 0; i < times.length; i += 4) {
-    rows.push(...(await Promise.all(times.slice(i, i + 4).map((t) => bucketRows(t, window.bucketMs, now, signal)))));
+    rows.push(...(await Promise.all(times.slice(i, i + 4).map((t) => bucketRows(breakdown.group, t, window.bucketMs, now, signal)))));
   }
   const requests = new Map<string, number[]>();
   const errors = new Map<string, number[]>();
   rows.forEach((bucket, index) => {
     for (const row of bucket) {
-      const alias = row.alias ?? '(direct model)';
-      if (!requests.has(alias)) {
-        requests.set(alias, new Array<number>(times.length).fill(0));
-        errors.set(alias, new Array<number>(times.length).fill(0));
+      const label = breakdown.rowLabel(row);
+      if (!requests.has(label)) {
+        requests.set(label, new Array<number>(times.length).fill(0));
+        errors.set(label, new Array<number>(times.length).fill(0));
       }
-      requests.get(alias)![index] = row.requests;
-      errors.get(alias)![index] = row.errors;
+      requests.get(label)![index] = row.requests;
+      errors.get(label)![index] = row.errors;
     }
   });
-  return { times, requests, errors };
+  return { group: breakdown.group, times, requests, errors };
 }

@@ -1,16 +1,18 @@
 /**
  * Overview: every provider's status, and for a chosen window the traffic
- * (requests, errors, rescued, tokens, cost), latency per alias, and charts of
- * requests and errors over time per alias. Refreshes itself every 5 s.
+ * (requests, errors, rescued, tokens, cost), latency per alias or per key,
+ * and charts of requests and errors over time per alias or per key (see
+ * breakdowns.ts). Refreshes itself every 5 s.
  */
 import { useMemo, useState } from 'preact/hooks';
 import { get, query } from '../api.js';
+import { BREAKDOWNS, breakdownByGroup } from '../breakdowns.js';
 import { WindowSelect, windowById } from '../components/window-select.js';
 import { ErrorNote, ProviderStatus } from '../components/status.js';
 import { TimeChart } from '../components/time-chart.js';
 import { formatInt, formatMs, formatTime, formatUsd } from '../format.js';
 import type { HealthAnswer, Summary } from '../types.js';
-import { aliasSeries } from '../usage-series.js';
+import { usageSeries } from '../usage-series.js';
 import { usePoll, type Polled } from '../use-poll.js';
 
 export const LIVE_REFRESH_MS = 5_000; // 5 s: health and overview figures
@@ -30,8 +32,14 @@ function Tile({ label, value, hint }: { label: string; value: string; hint?: str
 export function OverviewPage({ health }: { health: Polled<HealthAnswer> }) {
   const [windowId, setWindowId] = useState('1h');
   const window = windowById(windowId);
-  const summary = usePoll((signal) => get<Summary>(`/admin/usage/summary${query({ group_by: 'alias', since: Date.now() - window.spanMs })}`, signal), LIVE_REFRESH_MS, [window.id]);
-  const series = usePoll((signal) => aliasSeries(window, signal), LIVE_REFRESH_MS, [window.id]);
+  const [group, setGroup] = useState('alias');
+  const breakdown = breakdownByGroup(group);
+  const summary = usePoll(
+    (signal) => get<Summary>(`/admin/usage/summary${query({ group_by: breakdown.group, since: Date.now() - window.spanMs })}`, signal),
+    LIVE_REFRESH_MS,
+    [window.id, breakdown.group],
+  );
+  const series = usePoll((signal) => usageSeries(window, breakdown, signal), LIVE_REFRESH_MS, [window.id, breakdown.group]);
 
   const totals = useMemo(() => {
     const rows = summary.data?.data ?? [];
@@ -45,12 +53,17 @@ export function OverviewPage({ health }: { health: Polled<HealthAnswer> }) {
     };
   }, [summary.data]);
 
+  // Right after a change of breakdown the shown answers are still of the old one: its rows would
+  // read under the new heading (an alias as "(no key)"), so they wait for the new answer. The
+  // totals are the same under either breakdown and stay.
+  const rows = summary.data?.group_by === breakdown.group ? summary.data.data : undefined;
+
   const chartSeries = useMemo(() => {
     const s = series.data;
-    if (s === undefined) return undefined;
+    if (s === undefined || s.group !== breakdown.group) return undefined;
     const of = (map: Map<string, number[]>) => [...map.entries()].map(([label, values]) => ({ label, values }));
     return { times: s.times, requests: of(s.requests), errors: of(s.errors) };
-  }, [series.data]);
+  }, [series.data, breakdown.group]);
 
   const h = health.data;
   return (
@@ -82,6 +95,16 @@ export function OverviewPage({ health }: { health: Polled<HealthAnswer> }) {
         <div class="card-head">
           <h2 id="traffic-title">Traffic</h2>
           <WindowSelect value={window.id} onChange={setWindowId} />
+          <label class="inline-field">
+            Break down by{' '}
+            <select value={breakdown.group} onChange={(e) => setGroup((e.target as HTMLSelectElement).value)}>
+              {BREAKDOWNS.map((b) => (
+                <option key={b.group} value={b.group}>
+                  {b.label}
+                </option>
+              ))}
+            </select>
+          </label>
         </div>
         <ErrorNote error={summary.error} />
         <dl class="tiles" aria-live="polite">
@@ -91,13 +114,13 @@ export function OverviewPage({ health }: { health: Polled<HealthAnswer> }) {
           <Tile label="Tokens" value={formatInt(totals.tokens)} />
           <Tile label="Cost" value={formatUsd(totals.cost)} />
         </dl>
-        {summary.data !== undefined && summary.data.data.length > 0 && (
+        {rows !== undefined && rows.length > 0 && (
           <div class="table-wrap">
             <table>
-              <caption>Per alias, last {window.label}</caption>
+              <caption>Per {breakdown.label}, last {window.label}</caption>
               <thead>
                 <tr>
-                  <th scope="col">Alias</th>
+                  <th scope="col">{breakdown.heading}</th>
                   <th scope="col" class="num">Requests</th>
                   <th scope="col" class="num">Errors</th>
                   <th scope="col" class="num">Rescued</th>
@@ -108,9 +131,11 @@ export function OverviewPage({ health }: { health: Polled<HealthAnswer> }) {
                 </tr>
               </thead>
               <tbody>
-                {summary.data.data.map((r) => (
-                  <tr key={r.alias ?? ''}>
-                    <th scope="row">{r.alias ?? '(direct model)'}</th>
+                {rows.map((r) => (
+                  <tr key={breakdown.rowLabel(r)}>
+                    <th scope="row" class="break">
+                      {breakdown.rowLabel(r)}
+                    </th>
                     <td class="num">{formatInt(r.requests)}</td>
                     <td class="num">{formatInt(r.errors)}</td>
                     <td class="num">{formatInt(r.rescued)}</td>
@@ -124,12 +149,12 @@ export function OverviewPage({ health }: { health: Polled<HealthAnswer> }) {
             </table>
           </div>
         )}
-        {summary.data !== undefined && summary.data.data.length === 0 && <p class="muted">No requests in the last {window.label}.</p>}
+        {rows !== undefined && rows.length === 0 && <p class="muted">No requests in the last {window.label}.</p>}
         <ErrorNote error={series.error} />
         {chartSeries !== undefined && (
           <div class="charts">
-            <TimeChart title={`Requests per alias, last ${window.label}`} times={chartSeries.times} series={chartSeries.requests} />
-            <TimeChart title={`Errors per alias, last ${window.label}`} times={chartSeries.times} series={chartSeries.errors} />
+            <TimeChart title={`Requests per ${breakdown.label}, last ${window.label}`} times={chartSeries.times} series={chartSeries.requests} />
+            <TimeChart title={`Errors per ${breakdown.label}, last ${window.label}`} times={chartSeries.times} series={chartSeries.errors} />
           </div>
         )}
       </section>

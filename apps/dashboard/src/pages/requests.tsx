@@ -1,11 +1,13 @@
 /**
- * Requests: the recent requests, newest first, filterable by alias, status
- * and failed-over; a row expands to its attempts (target, outcome, reason,
- * duration) with failed-over attempts flagged.
+ * Requests: the recent requests, newest first, each with the key that made
+ * it, filterable by alias, key, status and failed-over; a row expands to its
+ * attempts (target, outcome, reason, duration) with failed-over attempts
+ * flagged.
  */
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { get, query } from '../api.js';
+import { KeySelect } from '../components/key-select.js';
 import { Badge, ErrorNote } from '../components/status.js';
 import { formatMs, formatTime, formatUsd } from '../format.js';
 import type { LiveAlias, RequestPage, StoredRequest } from '../types.js';
@@ -51,6 +53,7 @@ function AttemptsTable({ request }: { request: StoredRequest }) {
 
 export function RequestsPage() {
   const [alias, setAlias] = useState('');
+  const [key, setKey] = useState('');
   const [status, setStatus] = useState('');
   const [failedOver, setFailedOver] = useState('');
   const [cursors, setCursors] = useState<string[]>([]);
@@ -58,9 +61,9 @@ export function RequestsPage() {
   const aliases = usePoll((signal) => get<{ data: LiveAlias[] }>('/v1/aliases', signal), null, []);
   const cursor = cursors[cursors.length - 1];
   const page = usePoll(
-    (signal) => get<RequestPage>(`/admin/usage/requests${query({ limit: PAGE_SIZE, alias, status: /^\d{3}$/.test(status) ? status : undefined, failed_over: failedOver, cursor })}`, signal),
+    (signal) => get<RequestPage>(`/admin/usage/requests${query({ limit: PAGE_SIZE, alias, key, status: /^\d{3}$/.test(status) ? status : undefined, failed_over: failedOver, cursor })}`, signal),
     null,
-    [alias, status, failedOver, cursor],
+    [alias, key, status, failedOver, cursor],
   );
   const resetPaging = (): void => setCursors([]);
   const toggle = (id: string): void => {
@@ -90,6 +93,7 @@ export function RequestsPage() {
             ))}
           </select>
         </label>
+        <KeySelect value={key} onChange={(id) => (setKey(id), resetPaging())} />
         <label class="inline-field">
           Status
           <input value={status} onInput={(e) => (setStatus((e.target as HTMLInputElement).value.trim()), resetPaging())} inputMode="numeric" size={4} placeholder="any" pattern="\d{3}" />
@@ -111,6 +115,7 @@ export function RequestsPage() {
             <tr>
               <th scope="col">Time</th>
               <th scope="col">Alias / model</th>
+              <th scope="col">Key</th>
               <th scope="col">Answered by</th>
               <th scope="col">Status</th>
               <th scope="col" class="num">Attempts</th>
@@ -132,6 +137,7 @@ export function RequestsPage() {
                       {r.alias ?? r.model}
                       {r.api !== null && <span class="muted small"> via {r.api}</span>}
                     </td>
+                    <td class="break">{r.key_name ?? '–'}</td>
                     <td class="break">{r.target ?? '–'}</td>
                     <td>
                       <Badge tone={r.status < 400 ? 'good' : 'bad'}>{r.status}</Badge>
@@ -153,7 +159,7 @@ export function RequestsPage() {
                   </tr>
                   {expanded && (
                     <tr id={`attempts-${r.id}`} class="attempts-row">
-                      <td colSpan={8}>
+                      <td colSpan={9}>
                         <AttemptsTable request={r} />
                       </td>
                     </tr>

@@ -192,6 +192,25 @@ describe('a traced chat completion', () => {
     }
   });
 
+  it('a client trace it did not sample (flags 00) is continued upstream, unsampled, and nothing of it is exported', async () => {
+    const clientTrace = 'ab'.repeat(16);
+    await openai.chat.completions.create(
+      { model: 'mana/fast-text', messages: MESSAGES },
+      { headers: { traceparent: `00-${clientTrace}-${'cd'.repeat(8)}-00`, tracestate: 'vendor=7', 'x-request-id': 'trace-unsampled-1' } },
+    );
+    // Both calls carry the client's trace with a span id of their own, unsampled, and its tracestate.
+    const sent = upstreamTraceparents(clientTrace);
+    expect(sent).toHaveLength(2);
+    for (const traceparent of sent) expect(traceparent).toMatch(new RegExp(`^00-${clientTrace}-[0-9a-f]{16}-00$`));
+    expect(new Set(sent).size).toBe(2);
+    expect(cloud.requests.filter((r) => r.headers.traceparent === sent[0]).map((r) => r.headers.tracestate)).toEqual(['vendor=7']);
+    // The log line still leads to the trace; a later sampled request's spans arrive, this one's never do.
+    expect((await gw.waitForLog((l) => l.msg === 'request' && l.req_id === 'trace-unsampled-1')).trace_id).toBe(clientTrace);
+    await openai.chat.completions.create({ model: 'mana/fast-text', messages: MESSAGES }, { headers: { 'x-request-id': 'trace-unsampled-after' } });
+    await spansOf('trace-unsampled-after');
+    expect(receiver.spans.filter((s) => s.traceId === clientTrace)).toEqual([]);
+  });
+
   it('a target skipped without a call is an event on the request span, not a CLIENT span', async () => {
     await openai.chat.completions.create({ model: 'mana/structured', messages: MESSAGES }, { headers: { 'x-request-id': 'trace-skip-1' } });
     const { server, clients } = await spansOf('trace-skip-1');

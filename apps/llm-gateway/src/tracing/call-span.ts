@@ -6,11 +6,16 @@
  * committed to is the end of the stream. Its attributes are set before it
  * ends, so an attempt that failed over says so (the router decides that when
  * it moves on: `published`); the end time is the call's own.
+ *
+ * A call is sampled as its request is: every sampler the gateway offers
+ * decides a local child as its parent was decided (parent-based samplers by
+ * the parent's flag, the others by the trace id they share).
  */
-import { defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
 import type { AnswerFacts, Attempt, CallObserver, StreamSummary, UpstreamCall, Usage } from '@mana/llm-router';
 import { ATTR } from './span-attributes.js';
-import type { SpanTools } from './request-span.js';
+import type { SpanRecord } from './span-record.js';
+import { traceHeaders, type SpanPlace, type SpanTools } from './span-tools.js';
 
 /** What the decoded request says that its calls' spans carry. */
 export interface RequestParameters {
@@ -21,8 +26,7 @@ export interface RequestParameters {
 
 export class CallSpan implements CallObserver {
   readonly headers: Readonly<Record<string, string>>;
-  private readonly span: Span;
-  private readonly recording: boolean;
+  private readonly record: SpanRecord | undefined;
   private readonly startedAt = performance.now();
   private endedAt = 0;
   /** The router committed to this call's stream: the span lasts until the stream ends. */
@@ -30,13 +34,16 @@ export class CallSpan implements CallObserver {
   private closed = false;
 
   constructor(
-    tools: SpanTools,
-    parent: Context,
+    private readonly tools: SpanTools,
+    parent: SpanPlace,
     operation: string,
     call: UpstreamCall,
     private readonly parameters: RequestParameters,
     private readonly onClose: (span: CallSpan) => void,
   ) {
+    const place: SpanPlace = { traceId: parent.traceId, spanId: tools.ids.spanId(), sampled: parent.sampled, traceState: parent.traceState };
+    this.headers = traceHeaders(tools, place);
+    if (!place.sampled) return;
     const attributes: Attributes = {
       [ATTR.genAiOperation]: operation,
       [ATTR.genAiProvider]: call.provider,
@@ -47,22 +54,36 @@ export class CallSpan implements CallObserver {
     };
     if (parameters.maxTokens !== undefined) attributes[ATTR.requestMaxTokens] = parameters.maxTokens;
     if (parameters.temperature !== undefined) attributes[ATTR.requestTemperature] = parameters.temperature;
-    this.span = tools.tracer.startSpan(`${operation} ${call.model}`, { kind: SpanKind.CLIENT, startTime: this.startedAt, attributes }, parent);
-    this.recording = this.span.isRecording();
-    const headers: Record<string, string> = {};
-    tools.propagator.inject(trace.setSpan(ROOT_CONTEXT, this.span), headers, defaultTextMapSetter);
-    this.headers = headers;
+    this.record = {
+      traceId: place.traceId,
+      spanId: place.spanId,
+      parentSpanId: parent.spanId,
+      parentIsRemote: false,
+      traceState: place.traceState?.serialize(),
+      name: `${operation} ${call.model}`,
+      kind: SpanKind.CLIENT,
+      startTime: this.startedAt,
+      endTime: this.startedAt,
+      attributes,
+      events: [],
+      statusCode: SpanStatusCode.UNSET,
+      statusMessage: undefined,
+    };
   }
 
   ended(attempt: Attempt, answer: AnswerFacts | undefined): void {
     this.endedAt = performance.now();
     this.committed = attempt.outcome === 'ok' && this.parameters.stream;
-    if (!this.recording) return;
-    const attributes: Attributes = { [ATTR.attemptOutcome]: attempt.outcome, [ATTR.attemptReason]: attempt.reason };
+    const record = this.record;
+    if (record === undefined) return;
+    const attributes = record.attributes;
+    attributes[ATTR.attemptOutcome] = attempt.outcome;
+    attributes[ATTR.attemptReason] = attempt.reason;
     if (attempt.status !== undefined) attributes[ATTR.httpStatus] = attempt.status;
     if (attempt.outcome !== 'ok') {
       attributes[ATTR.errorType] = attempt.reason;
-      this.span.setStatus({ code: SpanStatusCode.ERROR, message: attempt.reason });
+      record.statusCode = SpanStatusCode.ERROR;
+      record.statusMessage = attempt.reason;
     }
     if (answer !== undefined) {
       if (answer.id !== undefined) attributes[ATTR.responseId] = answer.id;
@@ -73,24 +94,25 @@ export class CallSpan implements CallObserver {
     addUsage(attributes, attempt.usage ?? answer?.usage);
     // The commit is the first content delta: the wait a streaming user notices.
     if (this.committed) attributes[ATTR.timeToFirstChunk] = (this.endedAt - this.startedAt) / 1000;
-    this.span.setAttributes(attributes);
   }
 
   published(attempt: Attempt): void {
-    if (this.recording) this.span.setAttribute(ATTR.failedOver, attempt.failedOver);
+    if (this.record !== undefined) this.record.attributes[ATTR.failedOver] = attempt.failedOver;
     if (!this.committed) this.close(this.endedAt);
   }
 
   streamEnded(summary: StreamSummary): void {
-    if (this.recording) {
-      const attributes: Attributes = { [ATTR.streamEnd]: summary.end };
+    const record = this.record;
+    if (record !== undefined) {
+      const attributes = record.attributes;
+      attributes[ATTR.streamEnd] = summary.end;
       if (summary.finishReasons.length > 0) attributes[ATTR.finishReasons] = [...summary.finishReasons];
       addUsage(attributes, summary.usage);
       if (summary.end === 'interrupted') {
         attributes[ATTR.errorType] = summary.reason ?? 'stream_interrupted';
-        this.span.setStatus({ code: SpanStatusCode.ERROR, message: 'stream interrupted' });
+        record.statusCode = SpanStatusCode.ERROR;
+        record.statusMessage = 'stream interrupted';
       }
-      this.span.setAttributes(attributes);
     }
     this.close(performance.now());
   }
@@ -103,7 +125,10 @@ export class CallSpan implements CallObserver {
   private close(at: number): void {
     if (this.closed) return;
     this.closed = true;
-    this.span.end(at);
+    if (this.record !== undefined) {
+      this.record.endTime = at;
+      this.tools.exports.add(this.record);
+    }
     this.onClose(this);
   }
 }

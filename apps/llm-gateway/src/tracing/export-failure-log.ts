@@ -7,7 +7,11 @@
  */
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { Logger } from '../logging.js';
+
+/** Where the warning goes: the gateway's logger, or from the export thread a message to it. */
+export interface WarningLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
 
 /** The least time between two export-failure log lines. */
 export const EXPORT_FAILURE_LOG_INTERVAL_MS = 60_000; // 1 min
@@ -22,7 +26,7 @@ export class FailureLoggingExporter implements SpanExporter {
 
   constructor(
     private readonly inner: SpanExporter,
-    private readonly logger: Logger,
+    private readonly logger: WarningLog,
     private readonly now: () => number = Date.now,
   ) {}
 

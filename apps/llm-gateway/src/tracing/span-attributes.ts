@@ -51,3 +51,6 @@ export const TARGET_SKIPPED_EVENT = 'mana.target.skipped';
 
 /** `gen_ai.operation.name` of what the router is asked for. */
 export const GEN_AI_OPERATION: Readonly<Record<Operation, string>> = { chat: 'chat', embedding: 'embeddings' };
+
+/** The instrumentation scope of our spans. */
+export const TRACER_SCOPE = '@mana/llm-gateway';

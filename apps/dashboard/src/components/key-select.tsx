@@ -1,0 +1,26 @@
+/** The key filter of the Requests and Errors pages: any key, or one key's id (the usage API's `key` parameter). */
+import { useMemo } from 'preact/hooks';
+import { keyLabel, knownKeyIds } from '../keys.js';
+import { usePoll } from '../use-poll.js';
+
+export function KeySelect({ value, onChange }: { value: string; onChange: (id: string) => void }) {
+  const known = usePoll((signal) => knownKeyIds(signal), null, []);
+  // The chosen key stays an option even when the list, loaded once, does not name it.
+  const ids = useMemo(() => {
+    const list = known.data ?? [];
+    return value === '' || list.includes(value) ? list : [...list, value];
+  }, [known.data, value]);
+  return (
+    <label class="inline-field">
+      Key
+      <select value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
+        <option value="">any</option>
+        {ids.map((id) => (
+          <option key={id} value={id}>
+            {keyLabel(id)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

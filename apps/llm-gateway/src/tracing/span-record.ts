@@ -1,0 +1,34 @@
+/**
+ * A span as the request thread records it: plain data, no OpenTelemetry
+ * object, so recording costs a few property writes and the record crosses to
+ * the export thread (export-thread.ts) by structured clone. The export thread
+ * turns it into the SDK's ReadableSpan for its batch span processor and OTLP
+ * exporter (readable-span.ts). Times are the request thread's
+ * `performance.now()` milliseconds; the export thread knows that thread's
+ * time origin.
+ */
+import type { Attributes, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+
+export interface SpanEventRecord {
+  readonly name: string;
+  readonly time: number;
+  readonly attributes: Attributes;
+}
+
+export interface SpanRecord {
+  readonly traceId: string;
+  readonly spanId: string;
+  /** The parent's span id: the client's (remote) for a request span that continues its trace, the request span's for a call. */
+  readonly parentSpanId: string | undefined;
+  readonly parentIsRemote: boolean;
+  /** The W3C `tracestate` the trace carries (the client's), serialized. */
+  readonly traceState: string | undefined;
+  readonly name: string;
+  readonly kind: SpanKind;
+  readonly startTime: number;
+  endTime: number;
+  readonly attributes: Attributes;
+  readonly events: SpanEventRecord[];
+  statusCode: SpanStatusCode;
+  statusMessage: string | undefined;
+}
