@@ -196,7 +196,7 @@ describe('the Keys page in a browser', () => {
       .toMatch(/^\d\d:\d\d:\d\d$/);
   });
 
-  it('the key filter of Requests names the key from the listing', async () => {
+  it('the key filter of Requests and the Overview by key name the key from the listing', async () => {
     // The usage store writes in ~1 s batches, and the page reads once per filter change.
     await waitUntil('the key’s request in the usage store', async () => ((await adminApi('GET', '/admin/usage/requests?limit=10')).body.data as unknown[]).length === 1);
     await openPage(page, 'Requests');
@@ -204,6 +204,14 @@ describe('the Keys page in a browser', () => {
     await expect.poll(() => filter.locator('option').allTextContents()).toEqual(['any', 'env-1', NAME]);
     await filter.selectOption({ label: NAME });
     await expect.poll(() => page.locator('tr.request-row td:nth-child(3)').allTextContents()).toEqual([NAME]);
+
+    // A summary by key carries only the id: the row and the chart line are named from the listing.
+    await openPage(page, 'Overview');
+    await page.getByLabel('Break down by').selectOption('key');
+    const table = page.getByRole('table', { name: 'Per key, last 1 h', exact: true });
+    await expect.poll(() => table.locator('tbody th').allTextContents()).toEqual([NAME]);
+    const chartTable = page.getByRole('table', { name: 'Requests per key, last 1 h', exact: true });
+    await expect.poll(() => chartTable.locator('thead th').allTextContents()).toEqual(['time', NAME]);
     await openPage(page, 'Keys');
   });
 
