@@ -10,12 +10,14 @@
  * holding HTML is shown as text; the secret is nowhere (page, storage, URL)
  * once dismissed.
  */
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { aliasesYaml, closeFakes, providersYaml, startFakes, waitUntil, type Fakes, type GatewayProcess } from '@mana/llm-testkit';
 import { cspViolations, launchChromium, openPage, openViewer, type Viewer } from './browser.js';
 import { ADMIN_KEY, startGateway } from './gateway.js';
+import { screenshotFolder } from './screenshots.js';
 
 const STATIC_KEY = 'sk-dashboard-keys-page-static-7d1c';
 const NAME = 'import-job';
@@ -183,6 +185,8 @@ describe('the Keys page in a browser', () => {
     expect(cells['Last use']).toBe('never');
     // Characters, not markup: no element came out of the description.
     expect(await keyRow(NAME).locator('td b, td script').count()).toBe(0);
+    // The list only: a picture of the page never holds a secret.
+    await page.screenshot({ path: join(screenshotFolder(), 'keys.png'), animations: 'disabled', caret: 'hide', fullPage: true });
     // Uses are written in the background (every 10 s): a reload shows it once written.
     await expect
       .poll(

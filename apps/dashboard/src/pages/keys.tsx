@@ -167,7 +167,7 @@ export function KeysPage() {
                   <td>
                     <code>{key.id}</code>
                   </td>
-                  <td class="break">{key.description ?? ''}</td>
+                  <td class="break key-description">{key.description ?? ''}</td>
                   <td>{key.created_at === null ? '–' : formatTime(key.created_at)}</td>
                   <td title={key.last_used_at ?? undefined}>{key.read_only ? '–' : key.last_used_at === null ? 'never' : formatTime(key.last_used_at)}</td>
                   <td>{key.expires_at === null ? 'never' : formatTime(key.expires_at)}</td>
@@ -175,7 +175,7 @@ export function KeysPage() {
                     <Badge tone={state.tone}>{state.text}</Badge>
                     {key.previous_secret_valid_until !== null && <span class="muted small"> old key valid until {formatTime(key.previous_secret_valid_until)}</span>}
                   </td>
-                  <td class="break">{key.aliases === null ? 'all' : key.aliases.join(', ')}</td>
+                  <td class="break key-aliases">{key.aliases === null ? 'all' : key.aliases.join(', ')}</td>
                   <td>{key.priority ?? 'default'}</td>
                   <td class="num">{key.max_concurrency === null ? 'no limit' : formatInt(key.max_concurrency)}</td>
                   <td>
