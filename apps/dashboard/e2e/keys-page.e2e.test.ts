@@ -147,6 +147,7 @@ describe('the Keys page in a browser', () => {
 
   it('creates a key: the secret is shown once, with a copy button, and works with the openai SDK', async () => {
     await page.getByLabel('Description').fill(DESCRIPTION);
+    await page.getByLabel('Expires').fill('2031-05-06T07:08'); // the browser's time zone: UTC (see openViewer)
     await page.getByLabel('Allowed aliases').fill('mana/fast-text, mana/long-form');
     await page.getByLabel('Priority').selectOption('background');
     await page.getByLabel('Max concurrency').fill('4');
@@ -174,13 +175,14 @@ describe('the Keys page in a browser', () => {
     expect(cells).toMatchObject({
       Id: secrets[0]!.slice(3, 15),
       Description: DESCRIPTION,
-      Expires: 'never',
+      Expires: 'May 6, 2031, 07:08',
       State: 'active',
       'Allowed aliases': 'mana/fast-text, mana/long-form',
       Priority: 'background',
       'Max concurrency': '4',
     });
     expect(cells.Created).not.toBe('–');
+    expect((await adminApi('GET', `/admin/keys/${cells.Id}`)).body.expires_at).toBe('2031-05-06T07:08:00.000Z');
     // Listed right after the create, before its first request.
     expect(cells['Last use']).toBe('never');
     // Characters, not markup: no element came out of the description.
@@ -262,6 +264,11 @@ describe('the Keys page in a browser', () => {
     expect(await keyRow('env-1').count()).toBe(1);
     expect(await chatStatus(secrets[1]!)).toBe(401);
     expect((await adminApi('GET', '/admin/keys')).body.data).toHaveLength(1);
+
+    // Its requests stay in the usage records: the key filter still offers it, by its id.
+    await openPage(page, 'Requests');
+    const filter = page.getByRole('combobox', { name: 'Key', exact: true });
+    await expect.poll(() => filter.locator('option').allTextContents()).toEqual(['any', 'env-1', secrets[0]!.slice(3, 15)]);
   });
 
   it('logged no console error and no Content-Security-Policy violation, and kept no secret', async () => {

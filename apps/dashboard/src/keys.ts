@@ -43,15 +43,17 @@ export async function loadKeyNames(signal: AbortSignal): Promise<KeyNames> {
  * made requests in the longest window the pages show (7 d) and are no longer
  * listed (deleted ones, still in the usage records), by id.
  */
-export async function filterableKeyIds(names: KeyNames, signal: AbortSignal, now = Date.now()): Promise<string[]> {
+export function filterableKeyIds(names: KeyNames, seen: readonly string[]): string[] {
+  const listed = names.listed.map((key) => key.id);
+  const isListed = new Set(listed);
+  return [...listed, ...seen.filter((id) => !isListed.has(id)).sort((a, b) => a.localeCompare(b))];
+}
+
+/** The ids of the keys that made requests in the last 7 d (a summary by key). */
+export async function seenKeyIds(signal: AbortSignal, now = Date.now()): Promise<string[]> {
   const longest = WINDOWS[WINDOWS.length - 1]!;
   const summary = await get<Summary>(`/admin/usage/summary${query({ group_by: 'key', since: now - longest.spanMs })}`, signal);
-  const listed = names.listed.map((key) => key.id);
-  const unlisted = summary.data
-    .map((row) => row.key)
-    .filter((id): id is string => typeof id === 'string' && !listed.includes(id))
-    .sort((a, b) => a.localeCompare(b));
-  return [...listed, ...unlisted];
+  return summary.data.map((row) => row.key).filter((id): id is string => typeof id === 'string');
 }
 
 /** The listing, loaded once when a page opens; ids read as themselves until it arrives. */

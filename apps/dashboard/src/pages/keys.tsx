@@ -10,7 +10,7 @@ import { ApiError, call } from '../api.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { OneTimeSecret } from '../components/one-time-secret.js';
 import { Badge, ErrorNote, type Tone } from '../components/status.js';
-import { formatInt, formatTime, relativeTime } from '../format.js';
+import { formatDateTime, formatInt, formatTime, relativeTime } from '../format.js';
 import { listKeys } from '../keys.js';
 import type { AdminKey, IssuedAdminKey } from '../types.js';
 import { usePoll } from '../use-poll.js';
@@ -170,7 +170,7 @@ export function KeysPage() {
                   <td class="break key-description">{key.description ?? ''}</td>
                   <td>{key.created_at === null ? '–' : formatTime(key.created_at)}</td>
                   <td title={key.last_used_at ?? undefined}>{key.read_only ? '–' : key.last_used_at === null ? 'never' : formatTime(key.last_used_at)}</td>
-                  <td>{key.expires_at === null ? 'never' : formatTime(key.expires_at)}</td>
+                  <td>{key.expires_at === null ? 'never' : formatDateTime(key.expires_at)}</td>
                   <td>
                     <Badge tone={state.tone}>{state.text}</Badge>
                     {key.previous_secret_valid_until !== null && <span class="muted small"> old key valid until {formatTime(key.previous_secret_valid_until)}</span>}
