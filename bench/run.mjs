@@ -36,7 +36,7 @@ import { failoverCost } from './lib/failover.mjs';
 import { FIRST_BYTE_TIMEOUT_MS, UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
 import { memoryUnderStreams } from './lib/memory.mjs';
 import { median } from './lib/stats.mjs';
-import { cpuMs, gatewayMain, repoRoot, startFloorProxy, startManaGateway, startPortkey, startUpstream, waitFor } from './lib/procs.mjs';
+import { cpuMs, gatewayMain, repoRoot, startCollector, startFloorProxy, startManaGateway, startPortkey, startUpstream, waitFor } from './lib/procs.mjs';
 import { renderMarkdown, renderTerminal, evaluateTargets } from './lib/report.mjs';
 
 const argv = process.argv.slice(2);
@@ -150,11 +150,10 @@ async function main() {
         log(`the baseline build's gateway (${baselineCheckout}) on ${oursBefore.url} (pid ${oursBefore.pid})`);
       }
       if (!skip.has('tracing')) {
-        // Tracing on as a user switches it on, every trace sampled (ratio 1.0), to an OTLP/HTTP receiver in this
-        // process that decodes and counts the spans (the testkit's; nothing kept): what tracing costs a request.
-        const { startOtlpReceiver } = await import(path.join(repoRoot, 'packages/llm-testkit/dist/index.js'));
-        collector = await startOtlpReceiver({ record: false });
-        stops.push(() => collector.close());
+        // Tracing on as a user switches it on, every trace sampled (ratio 1.0), to an OTLP/HTTP receiver in a
+        // process of its own that decodes and counts the spans (the testkit's; nothing kept): what tracing costs a request.
+        collector = await startCollector();
+        stops.push(collector.stop);
         const tracingEnv = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.0' };
         oursTracing = await startManaGateway({ configPath, env: { ...oursEnv, ...tracingEnv, MANA_LLM_DATA_DIR: path.join(tmp, 'data-tracing') }, logLevel });
         stops.push(oursTracing.stop);
@@ -339,7 +338,7 @@ async function main() {
     if (results.tracing && oursTracing) {
       // The last batch goes out within the batch processor's 5 s delay (OTEL_BSP_SCHEDULE_DELAY's default).
       await new Promise((resolve) => setTimeout(resolve, 6_000));
-      results.tracing.spansReceived = collector.spanCount();
+      results.tracing.spansReceived = await collector.spanCount();
       results.tracing.spansDropped = await counterValue(oursTracing.url, 'mana_llm_trace_spans_dropped_total');
       const t = results.tracing;
       const line =

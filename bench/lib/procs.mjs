@@ -121,6 +121,31 @@ export async function startUpstream() {
   };
 }
 
+/** The tracing rows' OTLP/HTTP receiver (bench/lib/collector.mjs) in its own process. */
+export async function startCollector() {
+  const child = fork(here('./collector.mjs'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const url = await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`collector exited with ${code}`)));
+    child.on('message', (message) => message?.ready && resolve(message.url));
+  });
+  return {
+    url,
+    pid: child.pid,
+    spanCount: () =>
+      new Promise((resolve) => {
+        const onMessage = (message) => {
+          if (message?.count === undefined) return;
+          child.off('message', onMessage);
+          resolve(message.count);
+        };
+        child.on('message', onMessage);
+        child.send({ cmd: 'count' });
+      }),
+    stop: () => stopProcess(child),
+  };
+}
+
 /** The minimal Node proxy (bench/lib/floor-proxy.mjs) in front of `upstream`. */
 export async function startFloorProxy(upstream, execArgv = []) {
   const child = fork(here('./floor-proxy.mjs'), [], {

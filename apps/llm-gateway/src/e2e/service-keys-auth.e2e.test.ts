@@ -22,7 +22,10 @@ let gw: GatewayProcess;
 beforeAll(async () => {
   cloud = await startFakeOpenAI({ name: 'cloud' });
   cloud.on('slow', { kind: 'answer', headerDelayMs: SLOW_MS });
-  const config = `providers:\n  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key_required: false }\n` + aliasesYaml({ 'mana/slow': ['cloud/slow'] }, ['cloud/m1']);
+  cloud.on('drip', { kind: 'answer', content: 'one two three four', chunks: 4, chunkIntervalMs: 300 });
+  const config =
+    `providers:\n  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key_required: false }\n` +
+    aliasesYaml({ 'mana/slow': ['cloud/slow'], 'mana/drip': ['cloud/drip'] }, ['cloud/m1']);
   gw = await spawnGateway({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY } });
 });
 
@@ -82,7 +85,7 @@ describe('service keys as callers', () => {
 
   it('without any key auth is off; the first service key turns it on', async () => {
     expect((await chat(client('anything'), 'mana/fast-text')).choices[0]?.message.content).toContain('Hello');
-    batch = await createKey({ name: 'import-batch', aliases: ['mana/fast-text', 'mana/slow'], priority: 'background', max_concurrency: 1 });
+    batch = await createKey({ name: 'import-batch', aliases: ['mana/fast-text', 'mana/slow', 'mana/drip'], priority: 'background', max_concurrency: 1 });
     api = await createKey({ name: 'mana-api' });
     const missing = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"mana/fast-text","messages":[]}' });
     expect(missing.status).toBe(401);
@@ -137,6 +140,18 @@ describe('service keys as callers', () => {
     // Another key is not held by it.
     expect((await chat(client(api.key), 'mana/fast-text')).choices).toHaveLength(1);
     expect((await first).choices).toHaveLength(1);
+    expect((await chat(sdk, 'mana/fast-text')).choices).toHaveLength(1);
+  });
+
+  it('max_concurrency holds a stream until its last event', async () => {
+    const sdk = client(batch.key);
+    const stream = await sdk.chat.completions.create({ model: 'mana/drip', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const chunks = stream[Symbol.asyncIterator]();
+    await chunks.next(); // the head and a first event are out: the stream is in flight
+    expect((await refusal(chat(sdk, 'mana/fast-text'))).code).toBe('key_concurrency_exceeded');
+    let text = '';
+    for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) text += next.value.choices[0]?.delta?.content ?? '';
+    expect(text.length).toBeGreaterThan(0);
     expect((await chat(sdk, 'mana/fast-text')).choices).toHaveLength(1);
   });
 

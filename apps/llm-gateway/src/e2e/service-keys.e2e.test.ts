@@ -343,3 +343,19 @@ describe('service keys', () => {
     }
   });
 });
+
+describe('service keys with --usage off', () => {
+  it('lists the static keys; a create is 404 usage_disabled (keys live in the usage store)', async () => {
+    const off = await spawnGateway({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY, MANA_LLM_API_KEYS: STATIC_KEYS }, args: ['--usage', 'off'] });
+    try {
+      const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+      const list: Json = await (await fetch(`${off.url}/admin/keys`, { headers })).json();
+      expect(list.data.map((k: Json) => k.id)).toEqual(['env-1', 'env-2']);
+      const create = await fetch(`${off.url}/admin/keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'svc' }) });
+      expect(create.status).toBe(404);
+      expect(((await create.json()) as Json).error.code).toBe('usage_disabled');
+    } finally {
+      await off.stop();
+    }
+  });
+});

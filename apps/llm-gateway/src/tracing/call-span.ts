@@ -32,6 +32,10 @@ export class CallSpan implements CallObserver {
   /** The router committed to this call's stream: the span lasts until the stream ends. */
   private committed = false;
   private closed = false;
+  private attempt: Attempt | undefined;
+  private answer: AnswerFacts | undefined;
+  private failedOver: boolean | undefined;
+  private summary: StreamSummary | undefined;
 
   constructor(
     private readonly tools: SpanTools,
@@ -74,46 +78,18 @@ export class CallSpan implements CallObserver {
   ended(attempt: Attempt, answer: AnswerFacts | undefined): void {
     this.endedAt = performance.now();
     this.committed = attempt.outcome === 'ok' && this.parameters.stream;
-    const record = this.record;
-    if (record === undefined) return;
-    const attributes = record.attributes;
-    attributes[ATTR.attemptOutcome] = attempt.outcome;
-    attributes[ATTR.attemptReason] = attempt.reason;
-    if (attempt.status !== undefined) attributes[ATTR.httpStatus] = attempt.status;
-    if (attempt.outcome !== 'ok') {
-      attributes[ATTR.errorType] = attempt.reason;
-      record.statusCode = SpanStatusCode.ERROR;
-      record.statusMessage = attempt.reason;
-    }
-    if (answer !== undefined) {
-      if (answer.id !== undefined) attributes[ATTR.responseId] = answer.id;
-      if (answer.model !== undefined) attributes[ATTR.responseModel] = answer.model;
-      if (answer.finishReasons.length > 0) attributes[ATTR.finishReasons] = [...answer.finishReasons];
-    }
-    // A failed call's billed answer (`fail_over_on`) carries its usage on the attempt; an answer's is in its facts.
-    addUsage(attributes, attempt.usage ?? answer?.usage);
-    // The commit is the first content delta: the wait a streaming user notices.
-    if (this.committed) attributes[ATTR.timeToFirstChunk] = (this.endedAt - this.startedAt) / 1000;
+    // Written into the span when it closes: for a committed stream that is after its last byte, not on the way to its first.
+    this.attempt = attempt;
+    this.answer = answer;
   }
 
   published(attempt: Attempt): void {
-    if (this.record !== undefined) this.record.attributes[ATTR.failedOver] = attempt.failedOver;
+    this.failedOver = attempt.failedOver;
     if (!this.committed) this.close(this.endedAt);
   }
 
   streamEnded(summary: StreamSummary): void {
-    const record = this.record;
-    if (record !== undefined) {
-      const attributes = record.attributes;
-      attributes[ATTR.streamEnd] = summary.end;
-      if (summary.finishReasons.length > 0) attributes[ATTR.finishReasons] = [...summary.finishReasons];
-      addUsage(attributes, summary.usage);
-      if (summary.end === 'interrupted') {
-        attributes[ATTR.errorType] = summary.reason ?? 'stream_interrupted';
-        record.statusCode = SpanStatusCode.ERROR;
-        record.statusMessage = 'stream interrupted';
-      }
-    }
+    this.summary = summary;
     this.close(performance.now());
   }
 
@@ -125,11 +101,51 @@ export class CallSpan implements CallObserver {
   private close(at: number): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.record !== undefined) {
-      this.record.endTime = at;
-      this.tools.exports.add(this.record);
+    const record = this.record;
+    if (record !== undefined) {
+      if (this.attempt !== undefined) this.writeAttempt(record, this.attempt, this.answer);
+      if (this.failedOver !== undefined) record.attributes[ATTR.failedOver] = this.failedOver;
+      if (this.summary !== undefined) writeStreamEnd(record, this.summary);
+      record.endTime = at;
+      this.tools.exports.add(record);
     }
     this.onClose(this);
+  }
+
+  private writeAttempt(record: SpanRecord, attempt: Attempt, answer: AnswerFacts | undefined): void {
+    const attributes = record.attributes;
+    attributes[ATTR.attemptOutcome] = attempt.outcome;
+    attributes[ATTR.attemptReason] = attempt.reason;
+    if (attempt.status !== undefined) attributes[ATTR.httpStatus] = attempt.status;
+    if (attempt.outcome !== 'ok') {
+      attributes[ATTR.errorType] = attempt.reason;
+      record.statusCode = SpanStatusCode.ERROR;
+      record.statusMessage = attempt.reason;
+    }
+    if (answer !== undefined) {
+      const id = answer.id;
+      const model = answer.model;
+      if (id !== undefined) attributes[ATTR.responseId] = id;
+      if (model !== undefined) attributes[ATTR.responseModel] = model;
+      if (answer.finishReasons.length > 0) attributes[ATTR.finishReasons] = [...answer.finishReasons];
+    }
+    // A failed call's billed answer (`fail_over_on`) carries its usage on the attempt; an answer's is in its facts.
+    addUsage(attributes, attempt.usage ?? answer?.usage);
+    // The commit is the first content delta: the wait a streaming user notices.
+    if (this.committed) attributes[ATTR.timeToFirstChunk] = (this.endedAt - this.startedAt) / 1000;
+  }
+}
+
+/** How a committed stream ended: after the attempt's attributes, so its finish reasons and usage are the last word. */
+function writeStreamEnd(record: SpanRecord, summary: StreamSummary): void {
+  const attributes = record.attributes;
+  attributes[ATTR.streamEnd] = summary.end;
+  if (summary.finishReasons.length > 0) attributes[ATTR.finishReasons] = [...summary.finishReasons];
+  addUsage(attributes, summary.usage);
+  if (summary.end === 'interrupted') {
+    attributes[ATTR.errorType] = summary.reason ?? 'stream_interrupted';
+    record.statusCode = SpanStatusCode.ERROR;
+    record.statusMessage = 'stream interrupted';
   }
 }
 

@@ -20,7 +20,7 @@ const BATCH_SPANS = 256;
 /** The longest a finished span waits on this thread before it is posted. */
 const BATCH_DELAY_MS = 200;
 /** The export thread's young generation, in MB: what it allocates is garbage once a batch is exported. */
-const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 } as const;
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 16 } as const;
 
 /** The batch span processor's queue bound: OTEL_BSP_MAX_QUEUE_SIZE, 2048 by default (as the SDK reads it). */
 function maxQueueSize(env: NodeJS.ProcessEnv): number {

@@ -5,6 +5,7 @@
  * (export-messages.ts). Serializing and sending spans never runs on the
  * thread that serves requests. Started by export-thread-client.ts.
  */
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MeterProvider } from '@opentelemetry/api';
 import { millisToHrTime } from '@opentelemetry/core';
@@ -19,6 +20,18 @@ import type { TracingConfig } from './tracing-config.js';
 
 /** How often a change of the dropped count is told to the request thread (the metric is read at scrape time). */
 const DROPPED_REPORT_MS = 250;
+
+/**
+ * This thread's CPU priority (nice 19, the lowest): exporting takes its turn after serving requests and never
+ * competes with them for a core; on Linux it applies to this thread only. A machine too busy to export drops
+ * spans (counted), as a slow collector does, rather than slowing requests.
+ */
+const EXPORT_NICE = 19;
+try {
+  setPriority(EXPORT_NICE);
+} catch {
+  // Not permitted here (some containers): the thread runs at the process's priority.
+}
 
 const port = parentPort!;
 const { config, timeOrigin } = workerData as ExportThreadData;

@@ -22,10 +22,42 @@ export function answerFacts(body: Record<string, unknown>, usage: Usage | undefi
  * or for a native Anthropic stream its `message_start` event.
  */
 export function streamStartFacts(data: string): AnswerFacts {
-  const event = parseObject(data);
-  if (event === undefined) return { id: undefined, model: undefined, finishReasons: NONE, usage: undefined };
-  const source = event.type === 'message_start' && isPlainObject(event.message) ? event.message : event;
-  return { id: stringOf(source.id), model: stringOf(source.model), finishReasons: NONE, usage: undefined };
+  return new StreamStartFacts(data);
+}
+
+/**
+ * Read when first asked, not at the commit: the commit is on the way to the
+ * stream's first byte, and an observer (a trace's attempt span) reads these
+ * only when the stream is over.
+ */
+class StreamStartFacts implements AnswerFacts {
+  private source: Record<string, unknown> | null | undefined;
+
+  constructor(private readonly data: string) {}
+
+  get id(): string | undefined {
+    return stringOf(this.parsed()?.id);
+  }
+
+  get model(): string | undefined {
+    return stringOf(this.parsed()?.model);
+  }
+
+  get finishReasons(): readonly string[] {
+    return NONE;
+  }
+
+  get usage(): Usage | undefined {
+    return undefined;
+  }
+
+  private parsed(): Record<string, unknown> | null {
+    if (this.source === undefined) {
+      const event = parseObject(this.data);
+      this.source = event === undefined ? null : event.type === 'message_start' && isPlainObject(event.message) ? event.message : event;
+    }
+    return this.source;
+  }
 }
 
 /** The finish reasons of one stream event that finishes a choice: a chunk's, or a native Anthropic `message_delta`'s stop reason. */
