@@ -116,6 +116,14 @@ describe('the Keys page in a browser', () => {
   it('the form refuses what the API refuses, in the API’s words, at the field', async () => {
     await page.getByRole('button', { name: 'New key' }).click();
     const name = page.getByLabel('Name', { exact: true });
+    await name.waitFor();
+    // Every control of the page and the form has a name a screen reader reads out.
+    const unnamed = await page.evaluate(() =>
+      [...document.querySelectorAll('main input, main select, main textarea, main button')]
+        .filter((el) => (el as HTMLInputElement).labels?.length === 0 && !el.getAttribute('aria-label') && (el.textContent ?? '').trim() === '')
+        .map((el) => el.outerHTML),
+    );
+    expect(unnamed).toEqual([]);
     const create = page.getByRole('button', { name: 'Create key' });
 
     // Checked in the page, by the API's own field rules: the same message the API answers.
@@ -189,6 +197,10 @@ describe('the Keys page in a browser', () => {
     expect(await keyRow(NAME).locator('td b, td script').count()).toBe(0);
     // The list only: a picture of the page never holds a secret.
     await page.screenshot({ path: join(screenshotFolder(), 'keys.png'), animations: 'disabled', caret: 'hide', fullPage: true });
+    // At a phone's width the table scrolls inside its box; the page does not scroll sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1280, height: 860 });
     // Uses are written in the background (every 10 s): a reload shows it once written.
     await expect
       .poll(
@@ -250,8 +262,13 @@ describe('the Keys page in a browser', () => {
   });
 
   it('deletes the key only after a confirmation; then it is gone from the list and refused', async () => {
-    await keyRow(NAME).getByRole('button', { name: `Delete ${NAME}` }).click();
     const dialog = page.getByRole('dialog', { name: `Delete key ${NAME}?` });
+    // Escape and Cancel both leave the key as it was.
+    await keyRow(NAME).getByRole('button', { name: `Delete ${NAME}` }).click();
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await keyRow(NAME).getByRole('button', { name: `Delete ${NAME}` }).click();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect(await keyRow(NAME).count()).toBe(1);
