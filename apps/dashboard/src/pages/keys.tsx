@@ -51,13 +51,14 @@ export function KeysPage() {
   const [shown, setShown] = useState<Shown | undefined>(undefined);
   const [pending, setPending] = useState<Pending | undefined>(undefined);
   const [grace, setGrace] = useState<string>(DEFAULT_GRACE);
-  const [busy, setBusy] = useState<string | undefined>(undefined);
+  /** A change is on its way: the buttons wait for it (one change at a time). */
+  const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<ApiError | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
 
   /** Runs one change of a key, then reads the list again; a refusal is shown where the change was asked for. */
-  const change = async (id: string, work: () => Promise<void>): Promise<void> => {
-    setBusy(id);
+  const change = async (work: () => Promise<void>): Promise<void> => {
+    setBusy(true);
     setActionError(undefined);
     setNotice(undefined);
     try {
@@ -67,12 +68,12 @@ export function KeysPage() {
       if (!(error instanceof ApiError)) throw error;
       setActionError(error);
     } finally {
-      setBusy(undefined);
+      setBusy(false);
     }
   };
 
   const setDisabled = (key: AdminKey, disabled: boolean): Promise<void> =>
-    change(key.id, async () => {
+    change(async () => {
       await call(`/admin/keys/${encodeURIComponent(key.id)}`, { method: 'PATCH', body: { disabled } });
       setNotice(disabled ? `Disabled ${key.name}: its requests are refused from now on.` : `Enabled ${key.name}.`);
     });
@@ -80,7 +81,7 @@ export function KeysPage() {
   const confirmPending = (): Promise<void> | undefined => {
     if (pending === undefined) return;
     const { action, key } = pending;
-    return change(key.id, async () => {
+    return change(async () => {
       if (action === 'delete') {
         await call(`/admin/keys/${encodeURIComponent(key.id)}`, { method: 'DELETE' });
         setNotice(`Deleted ${key.name}: its requests are refused from now on.`);
@@ -183,14 +184,14 @@ export function KeysPage() {
                       <span class="muted small">set by MANA_LLM_API_KEYS</span>
                     ) : (
                       <span class="row-buttons">
-                        <button type="button" onClick={() => ask('rotate', key)} disabled={busy !== undefined}>
+                        <button type="button" onClick={() => ask('rotate', key)} disabled={busy}>
                           Rotate<span class="visually-hidden"> {key.name}</span>
                         </button>
-                        <button type="button" onClick={() => void setDisabled(key, !key.disabled)} disabled={busy !== undefined}>
+                        <button type="button" onClick={() => void setDisabled(key, !key.disabled)} disabled={busy}>
                           {key.disabled ? 'Enable' : 'Disable'}
                           <span class="visually-hidden"> {key.name}</span>
                         </button>
-                        <button type="button" onClick={() => ask('delete', key)} disabled={busy !== undefined}>
+                        <button type="button" onClick={() => ask('delete', key)} disabled={busy}>
                           Delete<span class="visually-hidden"> {key.name}</span>
                         </button>
                       </span>
@@ -204,12 +205,12 @@ export function KeysPage() {
       </div>
       {keys.data !== undefined && keys.data.length === 0 && <p class="muted">No keys: the gateway's API is open to anyone who reaches it. Create a key to turn auth on.</p>}
       {pending?.action === 'delete' && (
-        <ConfirmDialog title={`Delete key ${pending.key.name}?`} confirmLabel="Delete key" busy={busy !== undefined} error={actionError} onConfirm={() => void confirmPending()} onCancel={() => setPending(undefined)}>
+        <ConfirmDialog title={`Delete key ${pending.key.name}?`} confirmLabel="Delete key" busy={busy} error={actionError} onConfirm={() => void confirmPending()} onCancel={() => setPending(undefined)}>
           <p>Its requests are refused from now on, on every replica. Its usage records stay, under its id {pending.key.id}. This cannot be undone.</p>
         </ConfirmDialog>
       )}
       {pending?.action === 'rotate' && (
-        <ConfirmDialog title={`Rotate key ${pending.key.name}?`} confirmLabel="Rotate key" busy={busy !== undefined} error={actionError} onConfirm={() => void confirmPending()} onCancel={() => setPending(undefined)}>
+        <ConfirmDialog title={`Rotate key ${pending.key.name}?`} confirmLabel="Rotate key" busy={busy} error={actionError} onConfirm={() => void confirmPending()} onCancel={() => setPending(undefined)}>
           <p>The gateway makes a new key and shows it once. The service must switch to it before the old key's grace ends.</p>
           <label class="inline-field">
             Grace for the old key
