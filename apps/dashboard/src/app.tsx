@@ -9,6 +9,7 @@ import { Badge } from './components/status.js';
 import { AliasesPage } from './pages/aliases.js';
 import { ErrorsPage } from './pages/errors.js';
 import { HistoryPage } from './pages/history.js';
+import { KeysPage } from './pages/keys.js';
 import { LIVE_REFRESH_MS, OverviewPage } from './pages/overview.js';
 import { ProvidersPage } from './pages/providers.js';
 import { RequestsPage } from './pages/requests.js';
@@ -20,6 +21,7 @@ const PAGES = [
   { hash: '#/', label: 'Overview' },
   { hash: '#/aliases', label: 'Aliases' },
   { hash: '#/providers', label: 'Providers' },
+  { hash: '#/keys', label: 'Keys' },
   { hash: '#/requests', label: 'Requests' },
   { hash: '#/errors', label: 'Errors' },
   { hash: '#/history', label: 'Config history' },
@@ -99,6 +101,9 @@ function Dashboard({ onSignOut }: { onSignOut: () => void }) {
       break;
     case '#/providers':
       content = <ProvidersPage health={health} />;
+      break;
+    case '#/keys':
+      content = <KeysPage />;
       break;
     case '#/requests':
       content = <RequestsPage />;

@@ -24,6 +24,12 @@ export function formatTime(iso: string | null | undefined, now = Date.now()): st
     : `${date.toLocaleDateString('en-US', { month: 'short', day: 'numeric' })} ${date.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', hour12: false })}`;
 }
 
+/** `May 6, 2031, 07:08`: a time that may be far off (an expiry), so with its year. */
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return '–';
+  return new Date(iso).toLocaleString('en-US', { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false });
+}
+
 /** `in 25 s`, `3 min ago`. */
 export function relativeTime(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return '–';

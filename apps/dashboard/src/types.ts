@@ -1,4 +1,5 @@
 /** The shapes of the gateway answers the dashboard reads (see the Endpoints table in docs/api/README.md). */
+import type { ServiceKeyJson } from '@mana/llm-service-keys/key-record';
 import type { UsageAttemptJson, UsageRequestJson } from '@mana/llm-usage-store/usage-json';
 
 export interface ProviderHealth {
@@ -126,4 +127,22 @@ export interface HistoryVersion extends HistoryEntry {
   text: string;
   previous_version: string | null;
   diff: string | null;
+}
+
+/**
+ * A key as GET /admin/keys lists it: a service key (the package's public
+ * view) or a read-only MANA_LLM_API_KEYS key (`env-1`, …), which has no
+ * creation time. Never a secret: that is only in a create's or a rotation's
+ * answer (`IssuedAdminKey`).
+ */
+export interface AdminKey extends Omit<ServiceKeyJson, 'created_at'> {
+  object: 'service_key';
+  kind: 'service' | 'static';
+  read_only: boolean;
+  created_at: string | null;
+}
+
+/** The answer of POST /admin/keys and POST /admin/keys/{id}/rotate: the key and its secret, this once. */
+export interface IssuedAdminKey extends AdminKey {
+  key: string;
 }

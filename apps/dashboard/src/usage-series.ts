@@ -48,10 +48,10 @@ export interface UsageSeries {
   /** The breakdown these lines are of. */
   readonly group: Breakdown['group'];
   readonly times: number[];
-  /** row label (an alias, a key) → requests per bucket */
-  readonly requests: Map<string, number[]>;
-  /** row label → errors per bucket */
-  readonly errors: Map<string, number[]>;
+  /** group (an alias, a key id; null: none, see Breakdown.rowId) → requests per bucket */
+  readonly requests: Map<string | null, number[]>;
+  /** group → errors per bucket */
+  readonly errors: Map<string | null, number[]>;
 }
 
 /** Buckets are aligned to their size, so the same bucket is the same query on every refresh. */
@@ -65,17 +65,17 @@ export async function usageSeries(window: Window, breakdown: Breakdown, signal: 
   for (let i = 0; i < times.length; i += 4) {
     rows.push(...(await Promise.all(times.slice(i, i + 4).map((t) => bucketRows(breakdown.group, t, window.bucketMs, now, signal)))));
   }
-  const requests = new Map<string, number[]>();
-  const errors = new Map<string, number[]>();
+  const requests = new Map<string | null, number[]>();
+  const errors = new Map<string | null, number[]>();
   rows.forEach((bucket, index) => {
     for (const row of bucket) {
-      const label = breakdown.rowLabel(row);
-      if (!requests.has(label)) {
-        requests.set(label, new Array<number>(times.length).fill(0));
-        errors.set(label, new Array<number>(times.length).fill(0));
+      const id = breakdown.rowId(row);
+      if (!requests.has(id)) {
+        requests.set(id, new Array<number>(times.length).fill(0));
+        errors.set(id, new Array<number>(times.length).fill(0));
       }
-      requests.get(label)![index] = row.requests;
-      errors.get(label)![index] = row.errors;
+      requests.get(id)![index] = row.requests;
+      errors.get(id)![index] = row.errors;
     }
   });
   return { group: breakdown.group, times, requests, errors };

@@ -95,8 +95,9 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
     router,
     metrics,
     logger,
-    // MANA_LLM_API_KEYS first (env-1, env-2, …), then the service keys: auth is on while either holds a key.
-    apiKeys: new KeyChecker<ApiCaller>([new StaticKeys(options.apiKeys), serviceKeys]),
+    // MANA_LLM_API_KEYS first (env-1, env-2, …), then the service keys: auth is on while either holds
+    // a key, and always when required (a non-loopback host without --insecure).
+    apiKeys: new KeyChecker<ApiCaller>([new StaticKeys(options.apiKeys), serviceKeys], { required: options.authRequired }),
     adminKey: options.adminKey === undefined ? undefined : KeyChecker.ofKeys([options.adminKey], 'admin'),
     maxBodyBytes: options.maxBodyBytes,
     cors: options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins),

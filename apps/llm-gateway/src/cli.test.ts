@@ -22,6 +22,7 @@ describe('parseCli', () => {
       shutdownGraceMs: 25_000,
       requestTimeoutMs: 30_000,
       insecure: false,
+      authRequired: false,
       corsOrigins: [],
       configPath: DEFAULT_CONFIG_PATH,
     });
@@ -96,10 +97,33 @@ describe('parseCli', () => {
   it('refuses a non-loopback host without keys, and says why', () => {
     const result = parseCli(['--host', '0.0.0.0'], {});
     expect(result.kind).toBe('error');
-    expect(result.kind === 'error' && result.message).toMatch(/Refusing to listen on 0\.0\.0\.0 without API keys.*MANA_LLM_API_KEYS.*--insecure/s);
-    expect(run(['--host', '0.0.0.0', '--insecure']).insecure).toBe(true);
-    expect(run(['--host', '0.0.0.0'], { MANA_LLM_API_KEYS: 'k' }).host).toBe('0.0.0.0');
+    expect(result.kind === 'error' && result.message).toMatch(
+      /Refusing to listen on 0\.0\.0\.0 without API keys.*MANA_LLM_API_KEYS.*MANA_LLM_ADMIN_KEY.*service keys.*POST \/admin\/keys.*--insecure/s,
+    );
+    expect(run(['--host', '0.0.0.0'], { MANA_LLM_API_KEYS: 'k' })).toMatchObject({ host: '0.0.0.0', authRequired: true });
     expect(parseCli([], { HOST: '::' }).kind).toBe('error');
+  });
+
+  it('a non-loopback host with only the admin key runs with auth required (service keys are made through the admin API)', () => {
+    expect(run(['--host', '0.0.0.0'], { MANA_LLM_ADMIN_KEY: 'adm' })).toMatchObject({ host: '0.0.0.0', apiKeys: [], authRequired: true, recordUsage: true });
+    expect(run([], { HOST: '::', MANA_LLM_ADMIN_KEY: 'adm' }).authRequired).toBe(true);
+  });
+
+  it('the admin key alone is not enough with --usage off: service keys could not be stored', () => {
+    for (const argv of [['--host', '0.0.0.0', '--usage', 'off'], ['--host', '0.0.0.0']]) {
+      const result = parseCli(argv, { MANA_LLM_ADMIN_KEY: 'adm', MANA_LLM_USAGE: 'off' });
+      expect(result.kind).toBe('error');
+      expect(result.kind === 'error' && result.message).toMatch(/^Refusing to listen on 0\.0\.0\.0 without API keys.*--usage on/s);
+    }
+    expect(run(['--host', '0.0.0.0', '--usage', 'off'], { MANA_LLM_ADMIN_KEY: 'adm', MANA_LLM_API_KEYS: 'k' }).authRequired).toBe(true);
+  });
+
+  it('--insecure and loopback hosts stay as before: no refusal, auth only while a key exists', () => {
+    expect(run(['--host', '0.0.0.0', '--insecure'])).toMatchObject({ insecure: true, authRequired: false });
+    expect(run(['--host', '0.0.0.0', '--insecure'], { MANA_LLM_ADMIN_KEY: 'adm' }).authRequired).toBe(false);
+    for (const host of ['127.0.0.1', 'localhost', '::1']) {
+      expect(run(['--host', host], { MANA_LLM_ADMIN_KEY: 'adm' }).authRequired).toBe(false);
+    }
   });
 
   it('rejects bad values with a message', () => {

@@ -26,6 +26,11 @@ export interface GatewayOptions {
   /** How long a client may take to send a whole request (head and body), in ms; then 408. */
   readonly requestTimeoutMs: number;
   readonly insecure: boolean;
+  /**
+   * The key check is on even while no key of either kind exists (every /v1
+   * request 401 until a service key is made): see `authRequired`.
+   */
+  readonly authRequired: boolean;
   /** Origins allowed to call from a browser (CORS); `*` = any; empty = CORS off. */
   readonly corsOrigins: readonly string[];
   /** Usage recording; false with `--usage off`. */
@@ -92,13 +97,16 @@ Options (a flag wins over its environment variable):
   --replica-name <name>  This replica's name on its usage records and shared health rows
                          (with MANA_LLM_DATABASE_URL). Env MANA_LLM_REPLICA_NAME.
                          Default <hostname>:<port>.
-  --insecure             Allow a non-loopback --host without API keys.
+  --insecure             Allow a non-loopback --host without API keys, and serve it without
+                         auth while no key exists (a proxy in front does the auth).
   -h, --help             Show this text.
 
 Secrets (environment only, so they never show in a process list):
   MANA_LLM_API_KEYS      Comma-separated bearer keys clients must send on /v1/*.
-                         Unset = no auth (only allowed on a loopback address).
-  MANA_LLM_ADMIN_KEY     Bearer key for /admin/* routes. Unset = admin routes disabled.
+                         Unset and no service key = no auth (on a loopback address or with
+                         --insecure); any other address requires a key even before one exists.
+  MANA_LLM_ADMIN_KEY     Bearer key for /admin/* routes, where service keys are made
+                         (POST /admin/keys). Unset = admin routes disabled.
   MANA_LLM_DATABASE_URL  postgres://… : keep usage in PostgreSQL instead of the data folder, and
                          share health, cooldowns and the config with every replica using it.
   Provider keys (GROQ_API_KEY, OPENROUTER_API_KEY, GOOGLE_API_KEY, TOGETHER_API_KEY) and
@@ -120,6 +128,16 @@ Signals: SIGHUP reloads the config; SIGTERM/SIGINT drain and exit 0.
 export function isLoopbackHost(host: string): boolean {
   const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
   return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1';
+}
+
+/**
+ * The one rule of required auth: on an address other machines can reach, the
+ * key check is on from the start, even while no key exists yet (or after the
+ * last service key is deleted), unless --insecure says a proxy in front does
+ * the auth. On loopback, or with --insecure, auth is on while any key exists.
+ */
+export function authRequired(host: string, insecure: boolean): boolean {
+  return !isLoopbackHost(host) && !insecure;
 }
 
 function splitKeys(value: string | undefined): string[] {
@@ -274,13 +292,19 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
   const adminKey = nonEmpty(env.MANA_LLM_ADMIN_KEY);
   const insecure = values.insecure === true;
 
-  if (!isLoopbackHost(host) && apiKeys.length === 0 && !insecure) {
+  const required = authRequired(host, insecure);
+  const recordUsage = usageText === 'on';
+  // Service keys live in the usage store and are made through the admin API: both are needed for them.
+  const canMakeServiceKeys = adminKey !== undefined && recordUsage;
+  if (required && apiKeys.length === 0 && !canMakeServiceKeys) {
     return {
       kind: 'error',
       message:
         `Refusing to listen on ${host} without API keys: anyone who can reach that address could ` +
-        `send requests billed to your provider keys. Set MANA_LLM_API_KEYS=key1,key2, ` +
-        `listen on a loopback address (--host 127.0.0.1), or pass --insecure if a proxy in front does the auth.`,
+        `send requests billed to your provider keys. Set MANA_LLM_API_KEYS=key1,key2, or set ` +
+        `MANA_LLM_ADMIN_KEY (with --usage on) and create service keys through POST /admin/keys ` +
+        `(every request is refused until one exists), listen on a loopback address (--host 127.0.0.1), ` +
+        `or pass --insecure if a proxy in front does the auth.`,
     };
   }
 
@@ -297,8 +321,9 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
       shutdownGraceMs: grace.value,
       requestTimeoutMs: requestTimeout.value,
       insecure,
+      authRequired: required,
       corsOrigins,
-      recordUsage: usageText === 'on',
+      recordUsage,
       dataDir,
       databaseUrl,
       usageRetentionMs: Number.isNaN(retention.value) ? undefined : retention.value,

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { MANA_LLM } from '@mana/llm-aliases';
-import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_REQUEST_TIMEOUT_MS } from './cli.js';
+import { authRequired, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_REQUEST_TIMEOUT_MS } from './cli.js';
 import { demoConfigYaml, startDemoUpstreams } from './demo-setup.js';
 import { startGateway } from './gateway.js';
 
@@ -91,6 +91,7 @@ async function main({ serve, port }: { serve: boolean; port: number }): Promise<
       shutdownGraceMs: 2_000, // 2 s: the demo's requests are done when it stops
       requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
       insecure: false,
+      authRequired: authRequired(DEFAULT_HOST, false),
       corsOrigins: [],
       // The demo is throwaway: nothing to keep (with --serve, records go to the temp folder, for the usage API).
       recordUsage: serve,

@@ -66,7 +66,7 @@ export async function startGateway(options: GatewayOptions, start: StartOptions)
       pid: process.pid,
       config: config.source,
       aliases: [...config.aliases.keys()],
-      auth: authSummary(options.apiKeys.length, context.serviceKeys.count),
+      auth: authSummary(options.authRequired, options.apiKeys.length, context.serviceKeys.count),
       admin: options.adminKey !== undefined ? 'on' : 'off',
       cors: options.corsOrigins.length === 0 ? 'off' : options.corsOrigins.join(', '),
       usage: usageRecorder === undefined ? 'off' : usageRecorder.store.description,
@@ -107,10 +107,16 @@ function warnUnconfigured(context: GatewayContext, config: ConfigSnapshot): void
 }
 
 /** `on (2 keys)`, `on (1 key, 3 service keys)` or `off`. */
-function authSummary(staticKeys: number, serviceKeys: number): string {
-  if (staticKeys + serviceKeys === 0) return 'off';
+/**
+ * The listening line's `auth`: `off`, `on (2 keys, 1 service key)`, or, when
+ * required, `required (…)` with the service keys always counted, so that
+ * `required (0 service keys)` says every request is refused until one is made.
+ */
+function authSummary(required: boolean, staticKeys: number, serviceKeys: number): string {
+  if (!required && staticKeys + serviceKeys === 0) return 'off';
   const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-  return `on (${[staticKeys > 0 ? plural(staticKeys, 'key') : '', serviceKeys > 0 ? plural(serviceKeys, 'service key') : ''].filter((p) => p !== '').join(', ')})`;
+  const counts = [staticKeys > 0 ? plural(staticKeys, 'key') : '', serviceKeys > 0 || required ? plural(serviceKeys, 'service key') : ''];
+  return `${required ? 'required' : 'on'} (${counts.filter((p) => p !== '').join(', ')})`;
 }
 
 function urlOf(address: AddressInfo): string {

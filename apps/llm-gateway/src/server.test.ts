@@ -29,6 +29,7 @@ beforeAll(async () => {
       shutdownGraceMs: 1_000,
       requestTimeoutMs: 30_000,
       insecure: false,
+      authRequired: false,
       corsOrigins: [],
       recordUsage: false,
       dataDir: 'data',

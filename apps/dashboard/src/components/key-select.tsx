@@ -1,15 +1,15 @@
-/** The key filter of the Requests and Errors pages: any key, or one key's id (the usage API's `key` parameter). */
+/** The key filter of the Requests and Errors pages: any key, or one key's id (the usage API's `key` parameter), shown by its name. */
 import { useMemo } from 'preact/hooks';
-import { keyLabel, knownKeyIds } from '../keys.js';
+import { filterableKeyIds, seenKeyIds, type KeyNames } from '../keys.js';
 import { usePoll } from '../use-poll.js';
 
-export function KeySelect({ value, onChange }: { value: string; onChange: (id: string) => void }) {
-  const known = usePoll((signal) => knownKeyIds(signal), null, []);
-  // The chosen key stays an option even when the list, loaded once, does not name it.
+export function KeySelect({ value, onChange, names }: { value: string; onChange: (id: string) => void; names: KeyNames }) {
+  const seen = usePoll((signal) => seenKeyIds(signal), null, []);
+  // The chosen key stays an option even when the lists, loaded once, do not name it.
   const ids = useMemo(() => {
-    const list = known.data ?? [];
+    const list = filterableKeyIds(names, seen.data ?? []);
     return value === '' || list.includes(value) ? list : [...list, value];
-  }, [known.data, value]);
+  }, [names, seen.data, value]);
   return (
     <label class="inline-field">
       Key
@@ -17,7 +17,7 @@ export function KeySelect({ value, onChange }: { value: string; onChange: (id: s
         <option value="">any</option>
         {ids.map((id) => (
           <option key={id} value={id}>
-            {keyLabel(id)}
+            {names.label(id)}
           </option>
         ))}
       </select>

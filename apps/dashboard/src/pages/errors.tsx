@@ -10,7 +10,7 @@ import { KeySelect } from '../components/key-select.js';
 import { WindowSelect, windowById } from '../components/window-select.js';
 import { ErrorNote } from '../components/status.js';
 import { formatInt, formatTime } from '../format.js';
-import { keyLabel } from '../keys.js';
+import { useKeyNames } from '../keys.js';
 import type { RequestPage, StoredRequest } from '../types.js';
 import { usePoll } from '../use-poll.js';
 
@@ -54,6 +54,7 @@ export function ErrorsPage() {
   const [windowId, setWindowId] = useState('24h');
   const window = windowById(windowId);
   const [key, setKey] = useState('');
+  const keys = useKeyNames();
   const page = usePoll((signal) => get<RequestPage>(`/admin/usage/errors${query({ limit: MAX_ROWS, since: Date.now() - window.spanMs, key })}`, signal), null, [window.id, key]);
   const groups = useMemo(() => groupErrors(page.data?.data ?? []), [page.data]);
   return (
@@ -61,7 +62,7 @@ export function ErrorsPage() {
       <div class="page-head">
         <h1 id="errors-title">Errors</h1>
         <WindowSelect value={window.id} onChange={setWindowId} />
-        <KeySelect value={key} onChange={setKey} />
+        <KeySelect value={key} onChange={setKey} names={keys} />
         <button type="button" onClick={() => page.refresh()}>
           Refresh
         </button>
@@ -69,7 +70,7 @@ export function ErrorsPage() {
       <ErrorNote error={page.error} />
       {page.data !== undefined && (
         <p class="muted small">
-          From {formatInt(page.data.data.length)} request{page.data.data.length === 1 ? '' : 's'} with an error{key !== '' && ` made with ${keyLabel(key)}`} in the last {window.label}
+          From {formatInt(page.data.data.length)} request{page.data.data.length === 1 ? '' : 's'} with an error{key !== '' && ` made with ${keys.label(key)}`} in the last {window.label}
           {page.data.next_cursor !== null ? ` (the newest ${MAX_ROWS})` : ''}.
         </p>
       )}

@@ -11,6 +11,7 @@ import { WindowSelect, windowById } from '../components/window-select.js';
 import { ErrorNote, ProviderStatus } from '../components/status.js';
 import { TimeChart } from '../components/time-chart.js';
 import { formatInt, formatMs, formatTime, formatUsd } from '../format.js';
+import { useKeyNames } from '../keys.js';
 import type { HealthAnswer, Summary } from '../types.js';
 import { usageSeries } from '../usage-series.js';
 import { usePoll, type Polled } from '../use-poll.js';
@@ -34,6 +35,7 @@ export function OverviewPage({ health }: { health: Polled<HealthAnswer> }) {
   const window = windowById(windowId);
   const [group, setGroup] = useState('alias');
   const breakdown = breakdownByGroup(group);
+  const keys = useKeyNames();
   const summary = usePoll(
     (signal) => get<Summary>(`/admin/usage/summary${query({ group_by: breakdown.group, since: Date.now() - window.spanMs })}`, signal),
     LIVE_REFRESH_MS,
@@ -61,9 +63,9 @@ export function OverviewPage({ health }: { health: Polled<HealthAnswer> }) {
   const chartSeries = useMemo(() => {
     const s = series.data;
     if (s === undefined || s.group !== breakdown.group) return undefined;
-    const of = (map: Map<string, number[]>) => [...map.entries()].map(([label, values]) => ({ label, values }));
+    const of = (map: Map<string | null, number[]>) => [...map.entries()].map(([id, values]) => ({ label: breakdown.labelOf(id, keys), values }));
     return { times: s.times, requests: of(s.requests), errors: of(s.errors) };
-  }, [series.data, breakdown.group]);
+  }, [series.data, breakdown, keys]);
 
   const h = health.data;
   return (
@@ -132,9 +134,9 @@ export function OverviewPage({ health }: { health: Polled<HealthAnswer> }) {
               </thead>
               <tbody>
                 {rows.map((r) => (
-                  <tr key={breakdown.rowLabel(r)}>
+                  <tr key={breakdown.rowId(r) ?? ''}>
                     <th scope="row" class="break">
-                      {breakdown.rowLabel(r)}
+                      {breakdown.labelOf(breakdown.rowId(r), keys)}
                     </th>
                     <td class="num">{formatInt(r.requests)}</td>
                     <td class="num">{formatInt(r.errors)}</td>

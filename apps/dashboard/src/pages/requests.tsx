@@ -10,6 +10,7 @@ import { get, query } from '../api.js';
 import { KeySelect } from '../components/key-select.js';
 import { Badge, ErrorNote } from '../components/status.js';
 import { formatMs, formatTime, formatUsd } from '../format.js';
+import { useKeyNames } from '../keys.js';
 import type { LiveAlias, RequestPage, StoredRequest } from '../types.js';
 import { usePoll } from '../use-poll.js';
 
@@ -54,6 +55,7 @@ function AttemptsTable({ request }: { request: StoredRequest }) {
 export function RequestsPage() {
   const [alias, setAlias] = useState('');
   const [key, setKey] = useState('');
+  const keys = useKeyNames();
   const [status, setStatus] = useState('');
   const [failedOver, setFailedOver] = useState('');
   const [cursors, setCursors] = useState<string[]>([]);
@@ -93,7 +95,7 @@ export function RequestsPage() {
             ))}
           </select>
         </label>
-        <KeySelect value={key} onChange={(id) => (setKey(id), resetPaging())} />
+        <KeySelect value={key} onChange={(id) => (setKey(id), resetPaging())} names={keys} />
         <label class="inline-field">
           Status
           <input value={status} onInput={(e) => (setStatus((e.target as HTMLInputElement).value.trim()), resetPaging())} inputMode="numeric" size={4} placeholder="any" pattern="\d{3}" />

@@ -251,6 +251,7 @@ describe('startup', () => {
     const run = runBare(['--host', '0.0.0.0', '--port', '0']);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0 without API keys/);
+    expect(run.stderr).toMatch(/MANA_LLM_ADMIN_KEY.*service keys through POST \/admin\/keys/s);
   });
 
   it('fails clearly on a missing config file', () => {

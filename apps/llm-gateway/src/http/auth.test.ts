@@ -89,4 +89,17 @@ describe('KeyChecker over several sources', () => {
     changing.add('shared', { id: 'key_02', name: 'svc' });
     expect(new KeyChecker([new StaticKeys(['shared']), changing]).check('Bearer shared')).toEqual({ id: 'env-1', name: 'env-1' });
   });
+  it('required: on while no source holds a key (every key refused), and still on after the last is removed', () => {
+    const changing = new ChangingKeys();
+    const keys = new KeyChecker([new StaticKeys([]), changing], { required: true });
+    expect(keys.enabled).toBe(true);
+    expect(keys.check(undefined)).toBe('missing');
+    expect(keys.check('Bearer anything')).toBe('invalid');
+    const mana = { id: 'key_03', name: 'mana-api' };
+    changing.add('mk-secret', mana);
+    expect(keys.check('Bearer mk-secret')).toBe(mana);
+    changing.remove('mk-secret');
+    expect(keys.enabled).toBe(true);
+    expect(keys.check('Bearer mk-secret')).toBe('invalid');
+  });
 });

@@ -57,16 +57,24 @@ export class KeyChecker<C extends ApiCaller = ApiCaller> {
   /** Per connection: the Authorization header value it was last accepted with, and its caller. */
   private readonly accepted = new WeakMap<Socket, Accepted<C>>();
 
-  /** `sources` are asked in order; the first that knows the key names the caller. */
-  constructor(private readonly sources: readonly CallerSource<C>[]) {}
+  /**
+   * `sources` are asked in order; the first that knows the key names the caller.
+   * `required`: the check is on even while no source holds a key (then every
+   * request is refused), for an address other machines reach (cli.ts `authRequired`).
+   */
+  constructor(
+    private readonly sources: readonly CallerSource<C>[],
+    private readonly options: { readonly required?: boolean } = {},
+  ) {}
 
   /** A checker of fixed keys (MANA_LLM_API_KEYS, the admin key), callers `<prefix>-1`, `<prefix>-2`, …. */
   static ofKeys(keys: readonly string[], prefix?: string): KeyChecker {
     return new KeyChecker([new StaticKeys(keys, prefix)]);
   }
 
-  /** True when any source holds a key (auth on). */
+  /** True when the check is required, or any source holds a key (auth on). */
   get enabled(): boolean {
+    if (this.options.required === true) return true;
     for (const source of this.sources) if (source.hasKeys) return true;
     return false;
   }

@@ -116,9 +116,10 @@ export class ExportThread {
     let timer: NodeJS.Timeout | undefined;
     const done = new Promise<boolean>((resolve) => {
       this.shut = resolve;
+      // Kept referenced, like the thread from here on: a process with nothing else left to do waits for the flush (bounded).
       timer = setTimeout(resolve, timeoutMs, false);
-      timer.unref();
     });
+    this.worker.ref();
     this.send({ type: 'shutdown' });
     try {
       return await done;
