@@ -23,8 +23,8 @@ const GATEWAY_MAIN = fileURLToPath(new URL('../apps/llm-gateway/dist/main.js', i
 export const PROFILE: 'ci' | 'full' = process.env.RELIABILITY_PROFILE === 'full' ? 'full' : 'ci';
 
 export const SIZES = {
-  ci: { loadRequests: 3_000, loadConcurrency: 100, reloadRequests: 2_500, fuzzCases: 500, matrixPasses: 2 },
-  full: { loadRequests: 30_000, loadConcurrency: 200, reloadRequests: 20_000, fuzzCases: 10_000, matrixPasses: 5 },
+  ci: { loadRequests: 3_000, loadConcurrency: 100, reloadRequests: 2_500, fuzzCases: 500, matrixPasses: 2, wrongKeys: 2_000 },
+  full: { loadRequests: 30_000, loadConcurrency: 200, reloadRequests: 20_000, fuzzCases: 10_000, matrixPasses: 5, wrongKeys: 10_000 },
 }[PROFILE];
 
 /**

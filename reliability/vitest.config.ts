@@ -1,8 +1,9 @@
 /**
  * The reliability suite (`pnpm test:reliability`): fault matrix, load with
- * faults, reload under load, client abort, bad input, secrets — against the
- * BUILT gateway as a process. Files run one after another (each spawns a
- * gateway and loads the machine); RELIABILITY_PROFILE=full for the long run.
+ * faults, reload under load, client abort, bad input, secrets, brute force
+ * on the API keys — against the BUILT gateway as a process. Files run one
+ * after another (each spawns a gateway and loads the machine);
+ * RELIABILITY_PROFILE=full for the long run.
  */
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';

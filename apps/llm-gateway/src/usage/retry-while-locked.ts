@@ -3,7 +3,8 @@
  * a wait would block the event loop), so a write that meets another
  * connection's write — a batch or retention on the writer thread — fails at
  * once. Writes that are not retried elsewhere (a config version for the
- * history) go through here.
+ * history, service key writes, the planner statistics reload after a
+ * retention run) go through here.
  */
 
 /** Pauses before each new try; about 4 s in all, longer than any batch or retention statement holds the lock. */

@@ -137,7 +137,10 @@ export class UsageRecorder {
       // file reads it for hundreds of milliseconds, which on this thread would stall every request.
       const deleted = await this.sink.prune(Date.now() - this.options.retentionMs());
       await this.sink.refreshStatistics();
-      if (this.sink !== this.store) await this.store.reloadStatistics(); // the query connection's planner
+      // The query connection's planner. `ANALYZE sqlite_schema` takes the write lock, so it meets
+      // the writer thread's batches (under steady traffic, e.g. 200 refused keys a second, often):
+      // retried like the other writes of this connection instead of failing the run.
+      if (this.sink !== this.store) await retryWhileLocked(() => this.store.reloadStatistics());
       if (deleted > 0) this.options.logger.info({ deleted }, 'usage records past retention deleted');
     } catch (error) {
       this.options.logger.warn({ err: { message: (error as Error).message } }, 'usage retention run failed');
