@@ -15,7 +15,7 @@ import type { GatewayContext, GatewayRouter } from './context.js';
 import { StaticKeys, type ApiCaller } from './http/api-caller.js';
 import { KeyChecker } from './http/auth.js';
 import { CorsPolicy } from './http/cors.js';
-import { ServiceKeys } from './keys/service-keys.js';
+import { ServiceKeys, staticKeyId } from './keys/service-keys.js';
 import type { Logger } from './logging.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { createReloader } from './reload.js';
@@ -89,6 +89,7 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
     listenUrl: usageRecorder === undefined ? undefined : options.databaseUrl,
   });
   await serviceKeys.load();
+  metrics.keyNamesSource(() => new Set([...options.apiKeys.map((_, i) => staticKeyId(i + 1)), ...serviceKeys.all().map((key) => key.name)]));
   const dashboard = await loadDashboardFiles();
   if (dashboard.kind === 'missing') logger.warn({ reason: dashboard.reason }, 'dashboard not served at /ui/');
   return {

@@ -41,6 +41,9 @@ async function admin(path: string, method = 'GET', body?: unknown): Promise<{ st
   return { status: res.status, body: await res.json() };
 }
 
+/** The Prometheus exposition, as a scrape reads it. */
+const metricsText = async (): Promise<string> => (await fetch(`${gw.url}/metrics`)).text();
+
 const client = (apiKey: string): OpenAI => new OpenAI({ apiKey, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 
 function chat(sdk: OpenAI, model: string, headers?: Record<string, string>) {
@@ -196,11 +199,15 @@ describe('service keys as callers', () => {
     expect((await refusal(chat(sdk, 'mana/fast-text'))).code).toBe('invalid_api_key');
   });
 
-  it('a deleted key is refused; with no key left auth is off again', async () => {
+  it('a deleted key is refused, and its series leaves mana_llm_key_requests_total; with no key left auth is off again', async () => {
     const sdk = client(batch.key);
     await chat(sdk, 'mana/fast-text');
+    const series = `mana_llm_key_requests_total{key_name="${batch.name}"}`;
+    expect(await metricsText()).toContain(series);
     await admin(`/admin/keys/${batch.id}`, 'DELETE');
     expect((await refusal(chat(sdk, 'mana/fast-text'))).code).toBe('invalid_api_key');
+    // Bounded by the keys there are: a deleted key's name is not kept as a label value.
+    expect(await metricsText()).not.toContain(series);
     await admin(`/admin/keys/${api.id}`, 'DELETE');
     expect((await chat(client('anything'), 'mana/fast-text')).choices).toHaveLength(1);
   });

@@ -31,6 +31,11 @@ export class LabelTree<T> {
     return (level.get(d) as T | undefined) ?? this.add(level, d, [a, b, c, d]);
   }
 
+  /** Forgets the entry under the first label value `a` (for one-label trees). */
+  delete(a: string): void {
+    this.root.delete(a);
+  }
+
   private add(level: Map<string, unknown>, key: string, values: readonly string[]): T {
     const value = this.make(values);
     level.set(key, value);
@@ -79,15 +84,41 @@ export class CounterCells {
    * `this` before every scrape): hands what was added since the last scrape over.
    */
   readonly collect = collectorOf(this.cells);
+
+  /**
+   * Drops the series of a one-label counter whose label value `keep` refuses
+   * (the value names something that is gone): from here and from `counter`.
+   */
+  retain(keep: (value: string) => boolean, counter: Counter<string>): void {
+    for (let i = this.cells.length - 1; i >= 0; i--) {
+      const cell = this.cells[i]!;
+      const value = Object.values(cell.labels)[0]!;
+      if (keep(value)) continue;
+      this.cells.splice(i, 1);
+      this.tree.delete(value);
+      if (cell.exported) counter.remove(cell.labels);
+    }
+  }
 }
 
 /**
  * A Counter registered in `registry` and the cells the request path adds to
  * (the Counter itself is only read by scrapes, through `collect`).
  */
-export function counterCells(registry: Registry, counter: { readonly name: string; readonly help: string; readonly labelNames: readonly string[] }): CounterCells {
+export function counterCells(
+  registry: Registry,
+  counter: { readonly name: string; readonly help: string; readonly labelNames: readonly string[] },
+  beforeCollect?: (cells: CounterCells, counter: Counter<string>) => void,
+): CounterCells {
   const cells = new CounterCells(counter.labelNames);
-  new Counter({ ...counter, registers: [registry], collect: cells.collect });
+  const collect =
+    beforeCollect === undefined
+      ? cells.collect
+      : function (this: Counter<string>): void {
+          beforeCollect(cells, this);
+          cells.collect.call(this);
+        };
+  new Counter({ ...counter, registers: [registry], collect });
   return cells;
 }
 

@@ -132,11 +132,20 @@ export class GatewayMetrics {
    * The one per-key series: its label values are bounded by the number of
    * keys (names, never secrets). No other metric has a key label (cardinality).
    */
-  private readonly keyRequestsCells = counterCells(this.registry, {
-    name: 'mana_llm_key_requests_total',
-    help: 'Routed requests admitted with an API key, by the key\'s name (none while auth is off).',
-    labelNames: ['key_name'],
-  });
+  private readonly keyRequestsCells = counterCells(
+    this.registry,
+    {
+      name: 'mana_llm_key_requests_total',
+      help: 'Routed requests admitted with an API key, by the key\'s name (none while auth is off).',
+      labelNames: ['key_name'],
+    },
+    // A deleted or renamed key's series goes at the next scrape: the series stay bounded by the keys there are.
+    (cells, counter) => {
+      const live = this.liveKeyNames?.();
+      if (live !== undefined) cells.retain((name) => live.has(name), counter);
+    },
+  );
+  private liveKeyNames: (() => ReadonlySet<string>) | undefined;
   private readonly attemptsCells = counterCells(this.registry, {
     name: 'mana_llm_attempts_total',
     help: 'Planned targets by outcome (ok, skipped, failed, rejected, aborted).',
@@ -312,6 +321,11 @@ export class GatewayMetrics {
   /** Usage metrics are fed only when recording is on; with `--usage off` they read 0 (and tokens and cost have no series). */
   usageSource(read: () => UsageMetricsSource): void {
     this.usageReader = read;
+  }
+
+  /** The names of the keys there are now, read at scrape time: `mana_llm_key_requests_total` keeps only theirs. */
+  keyNamesSource(read: () => ReadonlySet<string>): void {
+    this.liveKeyNames = read;
   }
 
   /** Spans dropped by tracing, read at scrape time; without tracing the counter stays 0. */
