@@ -46,7 +46,7 @@ export class CallSpan implements CallObserver {
     private readonly onClose: (span: CallSpan) => void,
   ) {
     const place: SpanPlace = { traceId: parent.traceId, spanId: tools.ids.spanId(), sampled: parent.sampled, traceState: parent.traceState };
-    this.headers = traceHeaders(tools, place);
+    this.headers = traceHeaders(place);
     if (!place.sampled) return;
     const attributes: Attributes = {
       [ATTR.genAiOperation]: operation,

@@ -101,6 +101,8 @@ export type StreamEvent =
       readonly delta: boolean;
       /** A choice carries a non-null `finish_reason`. */
       readonly finish?: boolean;
+      /** The finish reasons of a finish chunk, when its decoder read them already (else they are read from `data`). */
+      readonly finishReasons?: readonly string[];
       /** A choice finished with `content_filter` (set only when true). */
       readonly filtered?: boolean;
       /** A choice carries a `refusal` delta (set only when true); a refusal commits a stream like content. */

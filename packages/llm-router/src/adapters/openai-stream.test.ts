@@ -5,7 +5,7 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const sse = (...data: string[]) => enc(data.map((d) => `data: ${d}\n\n`).join(''));
 
 describe('OpenAIStreamDecoder', () => {
-  it('relays the exact chunk text and flags deltas, finish and usage', () => {
+  it('relays the exact chunk text and flags deltas, finish (with its reasons) and usage', () => {
     const role = '{"choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}';
     const text = '{"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}';
     const tool = '{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f"}}]}}]}';
@@ -15,7 +15,7 @@ describe('OpenAIStreamDecoder', () => {
       { type: 'chunk', data: role, delta: false, finish: false, usage: undefined },
       { type: 'chunk', data: text, delta: true, finish: false, usage: undefined },
       { type: 'chunk', data: tool, delta: true, finish: false, usage: undefined },
-      { type: 'chunk', data: finish, delta: false, finish: true, usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } },
+      { type: 'chunk', data: finish, delta: false, finish: true, finishReasons: ['stop'], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } },
       { type: 'done' },
     ]);
   });

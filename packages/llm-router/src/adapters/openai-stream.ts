@@ -1,3 +1,4 @@
+import { choiceFinishReasons } from './choice-finish-reasons.js';
 import type { StreamDecoder, StreamEvent } from './adapter.js';
 import { parseJsonObject } from './http.js';
 import { isPlainObject } from '../plain-object.js';
@@ -87,11 +88,15 @@ function decodeChunk(data: string, hideUsage: boolean): StreamEvent {
       usage,
     };
   }
+  if ((flags & HAS_FINISH) !== 0) {
+    // Read here, where the chunk is parsed anyway: a traced stream's end needs them, and need not parse the chunk again.
+    return { type: 'chunk', data, delta: (flags & HAS_DELTA) !== 0, finish: true, finishReasons: choiceFinishReasons(value.choices), usage };
+  }
   return {
     type: 'chunk',
     data,
     delta: (flags & HAS_DELTA) !== 0,
-    finish: (flags & HAS_FINISH) !== 0,
+    finish: false,
     usage,
   };
 }

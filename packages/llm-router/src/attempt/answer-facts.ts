@@ -7,6 +7,7 @@
  * two small events per traced stream, none without an observer).
  */
 import { finishReasonOf } from '../adapters/anthropic-response.js';
+import { choiceFinishReasons } from '../adapters/choice-finish-reasons.js';
 import { isPlainObject } from '../plain-object.js';
 import type { AnswerFacts, Usage } from '../types.js';
 
@@ -68,12 +69,6 @@ export function streamFinishReasons(data: string): readonly string[] {
   return choiceFinishReasons(event.choices);
 }
 
-function choiceFinishReasons(choices: unknown): readonly string[] {
-  if (!Array.isArray(choices)) return NONE;
-  const reasons: string[] = [];
-  for (const choice of choices) if (isPlainObject(choice) && typeof choice.finish_reason === 'string') reasons.push(choice.finish_reason);
-  return reasons;
-}
 
 function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;

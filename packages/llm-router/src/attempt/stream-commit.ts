@@ -118,9 +118,9 @@ export class CommittedStream implements AsyncIterableIterator<string> {
   private index = 0;
   private bodyEnded = false;
   private ended = false;
-  /** The call's observer, told how the stream ended; the text of each finish event is kept for it (only then). */
+  /** The call's observer, told how the stream ended; the finish reasons of the events are kept for it (only then). */
   private watch: CallObserver | undefined;
-  private finishes: string[] | undefined;
+  private finishReasons: string[] | undefined;
 
   constructor(
     private readonly open: StreamOpen,
@@ -140,7 +140,7 @@ export class CommittedStream implements AsyncIterableIterator<string> {
   /** Tells `watch` how this stream ends (CallObserver.streamEnded), with the finish reasons its events carry. */
   observe(watch: CallObserver): void {
     this.watch = watch;
-    this.finishes = [];
+    this.finishReasons = [];
   }
 
   /** What the stream's first event says of the answer (its id and model); read once, at the commit. */
@@ -156,7 +156,7 @@ export class CommittedStream implements AsyncIterableIterator<string> {
         const event = this.queue[this.index++]!;
         if (event.type === 'chunk') {
           if (event.usage !== undefined) this.usage = event.usage;
-          if (event.finish === true && this.finishes !== undefined) this.finishes.push(event.data);
+          if (event.finish === true && this.finishReasons !== undefined) this.finishReasons.push(...(event.finishReasons ?? streamFinishReasons(event.data)));
           if (event.hidden === true) continue;
           return { done: false, value: event.data };
         }
@@ -214,7 +214,7 @@ export class CommittedStream implements AsyncIterableIterator<string> {
       watch.streamEnded({
         end: end.kind,
         reason: end.kind === 'interrupted' ? end.reason : undefined,
-        finishReasons: (this.finishes ?? []).flatMap(streamFinishReasons),
+        finishReasons: this.finishReasons ?? [],
         usage: this.usage,
       });
     } catch {
