@@ -12,6 +12,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
+import { admin as adminCall } from './usage-client.js';
 
 const ADMIN_KEY = 'admin-key-e2e-key-auth-1c9d';
 const SLOW_MS = 1_500;
@@ -34,12 +35,7 @@ afterAll(async () => {
   await cloud?.close();
 });
 
-async function admin(path: string, method = 'GET', body?: unknown): Promise<{ status: number; body: Json }> {
-  const headers: Record<string, string> = { authorization: `Bearer ${ADMIN_KEY}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${gw.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
+const admin = (path: string, method?: string, body?: unknown): Promise<{ status: number; body: Json }> => adminCall(gw, path, method, body, ADMIN_KEY);
 
 /** The Prometheus exposition, as a scrape reads it. */
 const metricsText = async (): Promise<string> => (await fetch(`${gw.url}/metrics`)).text();

@@ -10,8 +10,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, startTestPostgres, type FakeUpstream, type TestPostgres } from '@mana/llm-testkit';
 import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
+import { admin as adminCall } from './usage-client.js';
 
 const ADMIN = 'admin-key-e2e-key-replicas';
+const admin = (gw: GatewayProcess, path: string, method?: string, body?: unknown): Promise<{ status: number; body: Json }> => adminCall(gw, path, method, body, ADMIN);
 const PROPAGATION_BOUND_MS = 200; // median: a write on A holds on B and C within this
 const PROPAGATION_MAX_MS = 1_000; // any single trial, on a busy 2-core machine
 const TRIALS = 5;
@@ -35,12 +37,6 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
-async function admin(gw: GatewayProcess, path: string, method = 'GET', body?: unknown): Promise<{ status: number; body: Json }> {
-  const headers: Record<string, string> = { authorization: `Bearer ${ADMIN}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${gw.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
 
 async function status(gw: GatewayProcess, key: string): Promise<number> {
   const res = await fetch(`${gw.url}/v1/chat/completions`, {

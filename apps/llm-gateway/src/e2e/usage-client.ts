@@ -15,8 +15,11 @@ export async function chat(gw: GatewayProcess, body: Record<string, unknown>, mo
   });
 }
 
-export async function admin(gw: GatewayProcess, path: string): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${gw.url}${path}`, { headers: { authorization: `Bearer ${ADMIN}` } });
+/** One admin API call with `key` (the admin key these tests start gateways with, by default): status and JSON body. */
+export async function admin(gw: GatewayProcess, path: string, method = 'GET', body?: unknown, key = ADMIN): Promise<{ status: number; body: Json }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${gw.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
 }
 
