@@ -11,10 +11,10 @@
  * decides a local child as its parent was decided (parent-based samplers by
  * the parent's flag, the others by the trace id they share).
  */
-import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { SpanKind, type Attributes } from '@opentelemetry/api';
 import type { AnswerFacts, Attempt, CallObserver, StreamSummary, UpstreamCall, Usage } from '@mana/llm-router';
 import { ATTR } from './span-attributes.js';
-import type { SpanRecord } from './span-record.js';
+import { markSpanFailed, startSpanRecord, type SpanRecord } from './span-record.js';
 import { traceHeaders, type SpanPlace, type SpanTools } from './span-tools.js';
 
 /** What the decoded request says that its calls' spans carry. */
@@ -58,7 +58,7 @@ export class CallSpan implements CallObserver {
     };
     if (parameters.maxTokens !== undefined) attributes[ATTR.requestMaxTokens] = parameters.maxTokens;
     if (parameters.temperature !== undefined) attributes[ATTR.requestTemperature] = parameters.temperature;
-    this.record = {
+    this.record = startSpanRecord({
       traceId: place.traceId,
       spanId: place.spanId,
       parentSpanId: parent.spanId,
@@ -67,12 +67,8 @@ export class CallSpan implements CallObserver {
       name: `${operation} ${call.model}`,
       kind: SpanKind.CLIENT,
       startTime: this.startedAt,
-      endTime: this.startedAt,
       attributes,
-      events: [],
-      statusCode: SpanStatusCode.UNSET,
-      statusMessage: undefined,
-    };
+    });
   }
 
   ended(attempt: Attempt, answer: AnswerFacts | undefined): void {
@@ -118,9 +114,7 @@ export class CallSpan implements CallObserver {
     attributes[ATTR.attemptReason] = attempt.reason;
     if (attempt.status !== undefined) attributes[ATTR.httpStatus] = attempt.status;
     if (attempt.outcome !== 'ok') {
-      attributes[ATTR.errorType] = attempt.reason;
-      record.statusCode = SpanStatusCode.ERROR;
-      record.statusMessage = attempt.reason;
+      markSpanFailed(record, attempt.reason, attempt.reason);
     }
     if (answer !== undefined) {
       const id = answer.id;
@@ -143,9 +137,7 @@ function writeStreamEnd(record: SpanRecord, summary: StreamSummary): void {
   if (summary.finishReasons.length > 0) attributes[ATTR.finishReasons] = [...summary.finishReasons];
   addUsage(attributes, summary.usage);
   if (summary.end === 'interrupted') {
-    attributes[ATTR.errorType] = summary.reason ?? 'stream_interrupted';
-    record.statusCode = SpanStatusCode.ERROR;
-    record.statusMessage = 'stream interrupted';
+    markSpanFailed(record, summary.reason ?? 'stream_interrupted', 'stream interrupted');
   }
 }
 

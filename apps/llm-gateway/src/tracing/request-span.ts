@@ -7,12 +7,12 @@
  * (span-record.ts) and handed to the export thread when it ends.
  */
 import type { IncomingMessage } from 'node:http';
-import { defaultTextMapGetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context } from '@opentelemetry/api';
+import { defaultTextMapGetter, ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context } from '@opentelemetry/api';
 import { SamplingDecision } from '@opentelemetry/sdk-trace-base';
 import type { Attempt, CallObserver, RouterRequest, UpstreamCall } from '@mana/llm-router';
 import { CallSpan, type RequestParameters } from './call-span.js';
 import { ATTR, GEN_AI_OPERATION, TARGET_SKIPPED_EVENT } from './span-attributes.js';
-import type { SpanRecord } from './span-record.js';
+import { markSpanFailed, startSpanRecord, type SpanRecord } from './span-record.js';
 import type { SpanPlace, SpanTools } from './span-tools.js';
 import type { RequestTrace, TracedEnd, TracedRoute } from './tracing.js';
 
@@ -60,7 +60,7 @@ export class RequestSpan implements RequestTrace {
     this.place = { traceId: this.traceId, spanId: tools.ids.spanId(), sampled, traceState: sampling.traceState ?? parent?.traceState };
     if (!sampled) return;
     if (sampling.attributes !== undefined) Object.assign(attributes, sampling.attributes);
-    this.record = {
+    this.record = startSpanRecord({
       traceId: this.traceId,
       spanId: this.place.spanId,
       parentSpanId: parent?.spanId,
@@ -69,12 +69,8 @@ export class RequestSpan implements RequestTrace {
       name,
       kind: SpanKind.SERVER,
       startTime: startedAt,
-      endTime: startedAt,
       attributes,
-      events: [],
-      statusCode: SpanStatusCode.UNSET,
-      statusMessage: undefined,
-    };
+    });
   }
 
   decoded(body: RouterRequest['body'], stream: boolean): void {
@@ -104,9 +100,7 @@ export class RequestSpan implements RequestTrace {
     if (o !== undefined) attributes[ATTR.attempts] = o.upstreamCalls;
     // A server span is in error for its own failures (5xx), not a client's (4xx, 499).
     if (end.status >= 500) {
-      attributes[ATTR.errorType] = end.code ?? String(end.status);
-      record.statusCode = SpanStatusCode.ERROR;
-      record.statusMessage = end.code;
+      markSpanFailed(record, end.code ?? String(end.status), end.code);
     }
     record.endTime = performance.now();
     this.tools.exports.add(record);

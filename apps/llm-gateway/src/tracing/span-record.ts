@@ -7,7 +7,8 @@
  * `performance.now()` milliseconds; the export thread knows that thread's
  * time origin.
  */
-import type { Attributes, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { SpanStatusCode, type Attributes, type SpanKind } from '@opentelemetry/api';
+import { ATTR } from './span-attributes.js';
 
 export interface SpanEventRecord {
   readonly name: string;
@@ -31,4 +32,33 @@ export interface SpanRecord {
   readonly events: SpanEventRecord[];
   statusCode: SpanStatusCode;
   statusMessage: string | undefined;
+}
+
+/** What a span knows when it starts. */
+export type SpanStart = Pick<SpanRecord, 'traceId' | 'spanId' | 'parentSpanId' | 'parentIsRemote' | 'traceState' | 'name' | 'kind' | 'startTime' | 'attributes'>;
+
+/** A started span: not ended (its end time is its start until it ends), no events, status unset. One shape for every span. */
+export function startSpanRecord(start: SpanStart): SpanRecord {
+  return {
+    traceId: start.traceId,
+    spanId: start.spanId,
+    parentSpanId: start.parentSpanId,
+    parentIsRemote: start.parentIsRemote,
+    traceState: start.traceState,
+    name: start.name,
+    kind: start.kind,
+    startTime: start.startTime,
+    endTime: start.startTime,
+    attributes: start.attributes,
+    events: [],
+    statusCode: SpanStatusCode.UNSET,
+    statusMessage: undefined,
+  };
+}
+
+/** The span failed: `error.type` says how, its status is ERROR with `message`. */
+export function markSpanFailed(record: SpanRecord, errorType: string, message: string | undefined): void {
+  record.attributes[ATTR.errorType] = errorType;
+  record.statusCode = SpanStatusCode.ERROR;
+  record.statusMessage = message;
 }
