@@ -8,6 +8,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import type { ApiError } from '../api.js';
 import { ErrorNote } from './status.js';
+import { SubmitCancel } from './submit-cancel.js';
 
 export function ConfirmDialog({
   title,
@@ -52,14 +53,7 @@ export function ConfirmDialog({
         <h2 id="confirm-title">{title}</h2>
         {children}
         <ErrorNote error={error} />
-        <div class="form-buttons">
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? `${confirmLabel}…` : confirmLabel}
-          </button>
-          <button type="button" onClick={onCancel} disabled={busy}>
-            Cancel
-          </button>
-        </div>
+        <SubmitCancel label={confirmLabel} busyLabel={`${confirmLabel}…`} busy={busy} onCancel={onCancel} />
       </form>
     </dialog>
   );

@@ -10,6 +10,7 @@ import { KEY_FIELDS, isKeyFieldError, settingsFromCreate, type KeyFieldName } fr
 import { KEY_PRIORITIES } from '@mana/llm-service-keys/key-record';
 import { useState } from 'preact/hooks';
 import { ApiError, call } from '../api.js';
+import { SubmitCancel } from '../components/submit-cancel.js';
 import type { IssuedAdminKey } from '../types.js';
 
 interface Values {
@@ -134,14 +135,7 @@ export function KeyForm({ onCreated, onCancel }: { onCreated: (issued: IssuedAdm
         <p class="muted small">Requests of this key in flight at once on one replica. Empty: no limit.</p>
         <FieldError id="key-max_concurrency-error" message={errors.max_concurrency} />
       </div>
-      <div class="form-buttons">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Creating…' : 'Create key'}
-        </button>
-        <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
-        </button>
-      </div>
+      <SubmitCancel label="Create key" busyLabel="Creating…" busy={busy} onCancel={onCancel} />
     </form>
   );
 }
