@@ -2,13 +2,12 @@
 // @portkey-ai/gateway 1.15.2, all against the same fast loopback fake upstream,
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
-//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,responses,usage,tracing,keys,shared,dashboard,floor,latency,throughput,failover,memory]
+//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,responses,usage,tracing,keys,noise,shared,dashboard,floor,latency,throughput,failover,memory]
 //                      [--out=DIR] [--log-level=info] [--no-auth] [--baseline=CHECKOUT]
 //
 // --baseline: another checkout of this repository, built (e.g. the commit before a change): its gateway
-// (`CHECKOUT/apps/llm-gateway/dist/main.js`) joins the latency rounds and the throughput section as
-// `ours_before`, and the notes give this build against it, paired in the same run (latency per round,
-// max throughput and CPU per request over alternating rounds).
+// (`CHECKOUT/apps/llm-gateway/dist/main.js`) runs as `ours_before`, and the notes give this build against it,
+// in the same run: latency in paired blocks of their own, max throughput and CPU per request over alternating rounds.
 //
 // --log-level and --no-auth change how our gateway runs (default: request logs
 // at info, client API keys on, as in production) for A/B experiments; results
@@ -19,8 +18,11 @@
 // chat completions: lib/chat-apis.mjs), throughput (separate
 // load process), failover cost, memory with 1,000 open streams. `shared` adds our gateway with
 // MANA_LLM_DATABASE_URL (a throwaway PostgreSQL) to the latency rounds: what shared mode costs a request;
-// `dashboard` adds it with the operator dashboard open and polling in a headless Chromium; `tracing` adds it
-// with OpenTelemetry traces on (OTLP/HTTP protobuf to a local receiver, every trace sampled): what tracing costs.
+// `dashboard` adds it with the operator dashboard open and polling in a headless Chromium.
+// Paired rows, each two targets alone in long blocks of their own (PAIRED_SIZES), for bounds finer than the
+// shared rounds resolve: `keys` (1,000 service keys vs the static key), `tracing` (OpenTelemetry traces on,
+// OTLP/HTTP protobuf to a local receiver, every trace sampled, vs off), `--baseline` (this build vs the one
+// before) and `noise` (two gateways of this build with the same settings: what the method reads for nothing).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -30,7 +32,7 @@ import { OTHER_APIS } from './lib/chat-apis.mjs';
 import { createClient } from './lib/http-client.mjs';
 import { runLoad } from './lib/run-load.mjs';
 import { counterValue, usageEventsDropped } from './lib/gateway-metrics.mjs';
-import { addedLatency, interleavedRounds } from './lib/latency.mjs';
+import { addedLatency, interleavedRounds, pairedAddedLatency } from './lib/latency.mjs';
 import { dashboardUnavailable, openDashboard } from './lib/dashboard.mjs';
 import { failoverCost } from './lib/failover.mjs';
 import { FIRST_BYTE_TIMEOUT_MS, UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
@@ -57,8 +59,14 @@ const CLIENT_KEY = 'bench-client-key-not-secret';
 const ADMIN_KEY = 'bench-admin-key-not-secret';
 /** Service keys the `keys` rows' gateway holds (the issue's figure). */
 const SERVICE_KEYS = 1_000;
-/** The `keys` rows' own paired blocks: 20,000 requests a side resolve a few µs on this machine; the shared rounds' 1,200 do not. */
-const KEY_SIZES = quick ? { warmup: 100, rounds: 4, perRound: 200 } : { warmup: 500, rounds: 10, perRound: 2_000 };
+/**
+ * The paired rows' own blocks (keys, tracing, baseline, noise: two targets alone, pairedAddedLatency): 20,000
+ * requests a side resolve a few µs on this machine; the shared rounds' 1,200 read ±0.02 ms between runs. Both
+ * sides are gateways fresh from their start, and the warmup is long because a fresh gateway's median falls from
+ * 0.87 to 0.40 ms over its first 2,500 requests and settles near 0.35 ms after about 8,000 (each kind of request
+ * warms its own code).
+ */
+const PAIRED_SIZES = quick ? { warmup: 1_000, rounds: 4, perRound: 200 } : { warmup: 5_000, rounds: 10, perRound: 2_000 };
 
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -128,14 +136,26 @@ async function main() {
     let oursShared;
     let oursTracing;
     let oursKeys;
-    let keysClient;
     let collector;
     let dashboard;
     let portkey;
+    /** The paired rows (pairedAddedLatency), each `client` against its `baseline`, measured after the shared rounds into `results[key]`. */
+    const pairedRows = [];
+    /**
+     * A gateway of this build with the default settings and data of its own, started next to the gateway it is
+     * paired with: both sides of a paired row are as old and as warm (against the default gateway, warmed by the
+     * sections before, a fresh gateway read +0.02 ms for nothing).
+     */
+    const startTwin = async (name) => {
+      const twin = await startManaGateway({ configPath, env: { ...oursEnv, MANA_LLM_DATA_DIR: path.join(tmp, `data-${name}`) }, logLevel });
+      stops.push(twin.stop);
+      return createClient({ name, url: twin.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth });
+    };
     if (haveOurs) {
       ours = await startManaGateway({ configPath, env: oursEnv, logLevel });
       stops.push(ours.stop);
-      clients.push(createClient({ name: 'ours', url: ours.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
+      const oursClient = createClient({ name: 'ours', url: ours.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth });
+      clients.push(oursClient);
       log(`our gateway on ${ours.url} (pid ${ours.pid})`);
       for (const api of OTHER_APIS.filter((a) => !skip.has(a.name))) {
         // The same gateway through another API (Anthropic's Messages, OpenAI's Responses): what its translation costs over chat completions.
@@ -153,12 +173,19 @@ async function main() {
         // The build before, with the same config and its own usage file: this build against it, in the same run.
         oursBefore = await startManaGateway({ configPath, env: { ...oursEnv, MANA_LLM_DATA_DIR: path.join(tmp, 'data-before') }, logLevel, main: baselineMain });
         stops.push(oursBefore.stop);
-        clients.push(createClient({ name: 'ours_before', url: oursBefore.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
+        pairedRows.push({
+          key: 'baseline',
+          baseline: createClient({ name: 'ours_before', url: oursBefore.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }),
+          client: await startTwin('ours_this_build'),
+          embeddings: true,
+          what: `this build against the baseline build (${baselineCheckout})`,
+          facts: { checkout: baselineCheckout },
+        });
         log(`the baseline build's gateway (${baselineCheckout}) on ${oursBefore.url} (pid ${oursBefore.pid})`);
       }
       if (!skip.has('keys')) {
         // The same gateway holding 1,000 service keys (made through the admin API), called with one of them:
-        // what a key check costs among many keys, paired per round against the static key of the default gateway.
+        // what a key check costs among many keys, paired per round against the static key of a twin.
         const keysEnv = { ...oursEnv, MANA_LLM_ADMIN_KEY: ADMIN_KEY, MANA_LLM_DATA_DIR: path.join(tmp, 'data-keys') };
         const creator = await startManaGateway({ configPath, env: keysEnv, logLevel });
         const secrets = await createServiceKeys(creator.url, ADMIN_KEY, SERVICE_KEYS);
@@ -168,8 +195,14 @@ async function main() {
         oursKeys = await startManaGateway({ configPath, env: keysEnv, logLevel });
         stops.push(oursKeys.stop);
         const secret = secrets[Math.floor(SERVICE_KEYS / 2)];
-        // Measured apart from the other targets, in long paired blocks (KEY_SIZES): a bound of 0.01 ms needs more samples than the shared rounds take.
-        keysClient = createClient({ name: 'ours_keys', url: oursKeys.url, model: 'mana/fast-text', headers: { authorization: `Bearer ${secret}` } });
+        // Against the static key of a twin, in paired blocks of their own: a bound of 0.01 ms needs more samples than the shared rounds take.
+        pairedRows.push({
+          key: 'keys',
+          baseline: await startTwin('ours_static_key'),
+          client: createClient({ name: 'ours_keys', url: oursKeys.url, model: 'mana/fast-text', headers: { authorization: `Bearer ${secret}` } }),
+          what: `the static key against one of ${SERVICE_KEYS} service keys`,
+          facts: { count: SERVICE_KEYS },
+        });
         log(`our gateway with ${SERVICE_KEYS} service keys on ${oursKeys.url} (pid ${oursKeys.pid}), called with the ${Math.floor(SERVICE_KEYS / 2) + 1}th`);
       }
       if (!skip.has('tracing')) {
@@ -180,8 +213,20 @@ async function main() {
         const tracingEnv = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.0' };
         oursTracing = await startManaGateway({ configPath, env: { ...oursEnv, ...tracingEnv, MANA_LLM_DATA_DIR: path.join(tmp, 'data-tracing') }, logLevel });
         stops.push(oursTracing.stop);
-        clients.push(createClient({ name: 'ours_tracing', url: oursTracing.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
+        // Against a twin with tracing off, in paired blocks of their own: in the shared rounds, a batch exported
+        // 200 ms after a block's first span lands in another target's block.
+        pairedRows.push({
+          key: 'tracing',
+          baseline: await startTwin('ours_tracing_off'),
+          client: createClient({ name: 'ours_tracing', url: oursTracing.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }),
+          embeddings: true,
+          what: 'tracing off against tracing on',
+        });
         log(`our gateway with tracing on (OTLP/HTTP to ${collector.url}, sampling 1.0) on ${oursTracing.url} (pid ${oursTracing.pid})`);
+      }
+      if (!skip.has('noise')) {
+        // Two twins, same build and settings: what the paired rows' method reads for nothing (their noise floor).
+        pairedRows.push({ key: 'noise', baseline: await startTwin('ours_twin_a'), client: await startTwin('ours_twin_b'), what: 'a twin against a twin' });
       }
       if (!skip.has('shared')) {
         // Several-replicas mode: health, cooldowns and config shared through PostgreSQL (one replica is enough
@@ -279,45 +324,27 @@ async function main() {
         results.notes.push(line);
         log(line);
       }
-      if (keysClient) {
-        // Paired per round against the default gateway, whose client presents the one static key: only these two, in long blocks.
-        const staticClient = clients.find((c) => c.name === 'ours');
-        log(`latency: ${KEY_SIZES.rounds} interleaved rounds × ${KEY_SIZES.perRound} requests, the static key against one of ${SERVICE_KEYS} service keys…`);
-        const keyPlain = await interleavedRounds([staticClient, keysClient], { ...KEY_SIZES, stream: false });
-        const keyStreamed = await interleavedRounds([staticClient, keysClient], { ...KEY_SIZES, stream: true });
-        results.keys = {
-          count: SERVICE_KEYS,
-          rounds: KEY_SIZES.rounds,
-          perRound: KEY_SIZES.perRound,
-          nonStreamAddedMs: addedLatency(keyPlain, 'ours', 'total').ours_keys.added,
-          streamFirstByteAddedMs: addedLatency(keyStreamed, 'ours', 'ttfb').ours_keys.added,
-        };
-        keysClient.close();
+      for (const row of pairedRows) {
+        log(`latency, paired: ${row.what}, ${PAIRED_SIZES.rounds} interleaved rounds × ${PAIRED_SIZES.perRound} requests a side…`);
+        results[row.key] = { ...row.facts, ...(await pairedAddedLatency(row.baseline, row.client, PAIRED_SIZES, { embeddings: row.embeddings })) };
+        row.baseline.close();
+        row.client.close();
+      }
+      if (results.keys) {
         const k = results.keys;
         const line =
-          `${SERVICE_KEYS} service keys vs the static key, same run (goal: unchanged within 0.01 ms): median added ${k.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ` +
-          `${k.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte (paired per round, ${k.rounds} rounds × ${k.perRound})`;
+          `${k.count} service keys vs the static key, same run (goal: unchanged within 0.01 ms): median added ${k.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ` +
+          `${k.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte (paired blocks, ${k.rounds} rounds × ${k.perRound})`;
         results.notes.push(line);
         log(line);
       }
-      if (oursTracing) {
-        // Paired per round against the same build with tracing off (the default gateway).
-        results.tracing = {
-          nonStreamAddedMs: addedLatency(plain, 'ours', 'total').ours_tracing.added,
-          streamFirstByteAddedMs: addedLatency(streamed, 'ours', 'ttfb').ours_tracing.added,
-          streamLastByteAddedMs: addedLatency(streamed, 'ours', 'total').ours_tracing.added,
-          embeddingsAddedMs: addedLatency(embedded, 'ours', 'total').ours_tracing.added,
-        };
-      }
-      if (oursBefore) {
-        // Paired per round: this build's added latency minus the baseline build's (negative: this build is faster).
-        results.baseline = {
-          checkout: baselineCheckout,
-          nonStreamAddedMs: addedLatency(plain, 'ours_before', 'total').ours.added,
-          streamFirstByteAddedMs: addedLatency(streamed, 'ours_before', 'ttfb').ours.added,
-          streamLastByteAddedMs: addedLatency(streamed, 'ours_before', 'total').ours.added,
-          embeddingsAddedMs: addedLatency(embedded, 'ours_before', 'total').ours.added,
-        };
+      if (results.noise) {
+        const n = results.noise;
+        const line =
+          `noise floor of the paired rows (two twins, same build and settings): median added ${n.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ` +
+          `${n.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte, ${n.streamLastByteAddedMs.median.toFixed(3)} ms last byte (paired blocks, ${n.rounds} rounds × ${n.perRound})`;
+        results.notes.push(line);
+        log(line);
       }
       if (oursUsageOff) {
         results.usageRecording = {
@@ -364,7 +391,7 @@ async function main() {
       if (b) {
         parts.push(
           `median added latency ${b.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ${b.streamFirstByteAddedMs.median.toFixed(3)} ms stream first byte, ` +
-            `${b.streamLastByteAddedMs.median.toFixed(3)} ms stream last byte, ${b.embeddingsAddedMs.median.toFixed(3)} ms embeddings (this − before, paired per round)`,
+            `${b.streamLastByteAddedMs.median.toFixed(3)} ms stream last byte, ${b.embeddingsAddedMs.median.toFixed(3)} ms embeddings (this − before, paired blocks, ${b.rounds} rounds × ${b.perRound})`,
         );
       }
       if (pairs) {
@@ -388,7 +415,7 @@ async function main() {
       const line =
         `tracing on (OTLP/HTTP protobuf to a local receiver, sampling 1.0) vs off, same run (goal: ≤ 0.05 ms): median added ${t.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ` +
         `${t.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte, ${t.streamLastByteAddedMs.median.toFixed(3)} ms last byte, ${t.embeddingsAddedMs.median.toFixed(3)} ms embeddings ` +
-        `(paired per round); ${t.spansReceived} spans received, ${t.spansDropped} dropped`;
+        `(paired blocks, ${t.rounds} rounds × ${t.perRound}); ${t.spansReceived} spans received, ${t.spansDropped} dropped`;
       results.notes.push(line);
       log(line);
     }

@@ -78,3 +78,31 @@ export function addedLatency(perClient, baseline, metric) {
   }
   return out;
 }
+
+/**
+ * Two targets alone, in long interleaved blocks (`sizes`: rounds × perRound a
+ * side): `client`'s added latency over `baseline`, paired per round —
+ * non-streaming, the stream's first and last byte and, with `embeddings`,
+ * an embeddings call. For the rows whose bound (0.01 or 0.05 ms) is finer
+ * than the shared rounds resolve. Long blocks also keep each target's
+ * deferred work (a batch exported 200 ms after its first span, a usage
+ * flush) inside its own measurements, as under steady traffic, instead of
+ * in whichever target's block comes next.
+ */
+export async function pairedAddedLatency(baseline, client, sizes, { embeddings = false } = {}) {
+  const pair = [baseline, client];
+  const plain = await interleavedRounds(pair, { ...sizes, stream: false });
+  const streamed = await interleavedRounds(pair, { ...sizes, stream: true });
+  const figures = {
+    rounds: sizes.rounds,
+    perRound: sizes.perRound,
+    nonStreamAddedMs: addedLatency(plain, baseline.name, 'total')[client.name].added,
+    streamFirstByteAddedMs: addedLatency(streamed, baseline.name, 'ttfb')[client.name].added,
+    streamLastByteAddedMs: addedLatency(streamed, baseline.name, 'total')[client.name].added,
+  };
+  if (embeddings) {
+    const embedded = await interleavedRounds(pair, { ...sizes, embeddings: true });
+    figures.embeddingsAddedMs = addedLatency(embedded, baseline.name, 'total')[client.name].added;
+  }
+  return figures;
+}

@@ -103,17 +103,14 @@ export function evaluateTargets(results) {
   );
   for (const [label, figure] of firstBytePair(results.keys)) {
     // Unchanged within the bound, either way.
-    add(`${results.keys.count} service keys vs the static key: median added latency, sequential, ${label}`, 'unchanged within 0.01 ms (a digest lookup)', ms(figure), ms(0.01), have(figure) ? Math.abs(figure) <= 0.01 : undefined);
+    add(`${results.keys?.count ?? 1000} service keys vs the static key: median added latency, sequential, ${label}`, 'unchanged within 0.01 ms (a digest lookup)', ms(figure), ms(0.01), have(figure) ? Math.abs(figure) <= 0.01 : undefined);
   }
   for (const [label, figure] of firstBytePair(results.tracing)) {
     addAtMost(`Tracing on (OTLP/HTTP to a local receiver, sampling 1.0) vs off: median added latency, sequential, ${label}`, '≤ 0.05 ms', figure, 0.05);
   }
-  addAtMost(
-    'This build vs the baseline build (--baseline), tracing off: median added latency, sequential, non-streaming',
-    '≤ 0.01 ms (tracing off costs nothing measurable)',
-    results.baseline?.nonStreamAddedMs?.median,
-    0.01,
-  );
+  for (const [label, figure] of firstBytePair(results.baseline)) {
+    addAtMost(`This build vs the baseline build (--baseline), tracing off: median added latency, sequential, ${label}`, '≤ 0.01 ms (tracing off costs nothing measurable)', figure, 0.01);
+  }
   const refuse = results.failover?.refuse;
   add(
     'Failover past a refusing target (first request, before the health cache knows)',
