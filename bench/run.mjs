@@ -32,12 +32,12 @@ import { OTHER_APIS } from './lib/chat-apis.mjs';
 import { createClient } from './lib/http-client.mjs';
 import { runLoad } from './lib/run-load.mjs';
 import { counterValue, usageEventsDropped } from './lib/gateway-metrics.mjs';
-import { addedLatency, interleavedRounds, pairedAddedLatency } from './lib/latency.mjs';
+import { addedLatency, describePaired, interleavedRounds, pairedAddedLatency } from './lib/latency.mjs';
 import { dashboardUnavailable, openDashboard } from './lib/dashboard.mjs';
 import { failoverCost } from './lib/failover.mjs';
 import { FIRST_BYTE_TIMEOUT_MS, UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
 import { memoryUnderStreams } from './lib/memory.mjs';
-import { createServiceKeys } from './lib/service-keys.mjs';
+import { SERVICE_KEYS, createServiceKeys } from './lib/service-keys.mjs';
 import { median } from './lib/stats.mjs';
 import { cpuMs, gatewayMain, repoRoot, startCollector, startFloorProxy, startManaGateway, startPortkey, startUpstream, waitFor } from './lib/procs.mjs';
 import { renderMarkdown, renderTerminal, evaluateTargets } from './lib/report.mjs';
@@ -57,8 +57,6 @@ const SIZES = quick
   : { warmup: 500, rounds: 30, perRound: 40, loadS: 8, rate: 500, steady: 100, streams: 1_000, usagePairs: 4 };
 const CLIENT_KEY = 'bench-client-key-not-secret';
 const ADMIN_KEY = 'bench-admin-key-not-secret';
-/** Service keys the `keys` rows' gateway holds (the issue's figure). */
-const SERVICE_KEYS = 1_000;
 /**
  * The paired rows' own blocks (keys, tracing, baseline, noise: two targets alone, pairedAddedLatency): 20,000
  * requests a side resolve a few µs on this machine; the shared rounds' 1,200 read ±0.02 ms between runs. Both
@@ -141,6 +139,9 @@ async function main() {
     let portkey;
     /** The paired rows (pairedAddedLatency), each `client` against its `baseline`, measured after the shared rounds into `results[key]`. */
     const pairedRows = [];
+    /** A client of one of our gateways, as product code calls it: the chat and embeddings aliases, the client key. */
+    const oursClient = (name, gateway) =>
+      createClient({ name, url: gateway.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth });
     /**
      * A gateway of this build with the default settings and data of its own, started next to the gateway it is
      * paired with: both sides of a paired row are as old and as warm (against the default gateway, warmed by the
@@ -149,13 +150,12 @@ async function main() {
     const startTwin = async (name) => {
       const twin = await startManaGateway({ configPath, env: { ...oursEnv, MANA_LLM_DATA_DIR: path.join(tmp, `data-${name}`) }, logLevel });
       stops.push(twin.stop);
-      return createClient({ name, url: twin.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth });
+      return oursClient(name, twin);
     };
     if (haveOurs) {
       ours = await startManaGateway({ configPath, env: oursEnv, logLevel });
       stops.push(ours.stop);
-      const oursClient = createClient({ name: 'ours', url: ours.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth });
-      clients.push(oursClient);
+      clients.push(oursClient('ours', ours));
       log(`our gateway on ${ours.url} (pid ${ours.pid})`);
       for (const api of OTHER_APIS.filter((a) => !skip.has(a.name))) {
         // The same gateway through another API (Anthropic's Messages, OpenAI's Responses): what its translation costs over chat completions.
@@ -165,7 +165,7 @@ async function main() {
         // The same gateway with usage recording off: what recording costs, paired round by round.
         oursUsageOff = await startManaGateway({ configPath, env: oursEnv, logLevel, args: ['--usage', 'off'] });
         stops.push(oursUsageOff.stop);
-        clients.push(createClient({ name: 'ours_usage_off', url: oursUsageOff.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
+        clients.push(oursClient('ours_usage_off', oursUsageOff));
         log(`our gateway with --usage off on ${oursUsageOff.url} (pid ${oursUsageOff.pid})`);
       }
       if (baselineMain !== undefined) {
@@ -175,7 +175,7 @@ async function main() {
         stops.push(oursBefore.stop);
         pairedRows.push({
           key: 'baseline',
-          baseline: createClient({ name: 'ours_before', url: oursBefore.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }),
+          baseline: oursClient('ours_before', oursBefore),
           client: await startTwin('ours_this_build'),
           embeddings: true,
           what: `this build against the baseline build (${baselineCheckout})`,
@@ -218,7 +218,7 @@ async function main() {
         pairedRows.push({
           key: 'tracing',
           baseline: await startTwin('ours_tracing_off'),
-          client: createClient({ name: 'ours_tracing', url: oursTracing.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }),
+          client: oursClient('ours_tracing', oursTracing),
           embeddings: true,
           what: 'tracing off against tracing on',
         });
@@ -236,7 +236,7 @@ async function main() {
         stops.push(() => postgres.stop());
         oursShared = await startManaGateway({ configPath, env: { ...oursEnv, MANA_LLM_DATABASE_URL: postgres.url, MANA_LLM_REPLICA_NAME: 'bench' }, logLevel });
         stops.push(oursShared.stop);
-        clients.push(createClient({ name: 'ours_shared', url: oursShared.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
+        clients.push(oursClient('ours_shared', oursShared));
         log(`our gateway with MANA_LLM_DATABASE_URL (shared mode) on ${oursShared.url} (pid ${oursShared.pid})`);
       }
       const noDashboard = skip.has('dashboard') ? 'skipped' : dashboardUnavailable();
@@ -246,7 +246,7 @@ async function main() {
         stops.push(withDashboard.stop);
         dashboard = await openDashboard(withDashboard.url, ADMIN_KEY);
         stops.push(() => dashboard.close());
-        clients.push(createClient({ name: 'ours_dashboard', url: withDashboard.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth }));
+        clients.push(oursClient('ours_dashboard', withDashboard));
         log(`our gateway with the dashboard open and polling on ${withDashboard.url}/ui/ (pid ${withDashboard.pid})`);
       } else {
         log(`dashboard section not measured: ${noDashboard}`);
@@ -331,18 +331,12 @@ async function main() {
         row.client.close();
       }
       if (results.keys) {
-        const k = results.keys;
-        const line =
-          `${k.count} service keys vs the static key, same run (goal: unchanged within 0.01 ms): median added ${k.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ` +
-          `${k.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte (paired blocks, ${k.rounds} rounds × ${k.perRound})`;
+        const line = `${SERVICE_KEYS} service keys vs the static key, same run (goal: unchanged within 0.01 ms): ${describePaired(results.keys)}`;
         results.notes.push(line);
         log(line);
       }
       if (results.noise) {
-        const n = results.noise;
-        const line =
-          `noise floor of the paired rows (two twins, same build and settings): median added ${n.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ` +
-          `${n.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte, ${n.streamLastByteAddedMs.median.toFixed(3)} ms last byte (paired blocks, ${n.rounds} rounds × ${n.perRound})`;
+        const line = `noise floor of the paired rows (two twins, same build and settings): ${describePaired(results.noise)}`;
         results.notes.push(line);
         log(line);
       }
@@ -389,10 +383,7 @@ async function main() {
       const pairs = results.throughput?.baselinePairs;
       const parts = [];
       if (b) {
-        parts.push(
-          `median added latency ${b.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ${b.streamFirstByteAddedMs.median.toFixed(3)} ms stream first byte, ` +
-            `${b.streamLastByteAddedMs.median.toFixed(3)} ms stream last byte, ${b.embeddingsAddedMs.median.toFixed(3)} ms embeddings (this − before, paired blocks, ${b.rounds} rounds × ${b.perRound})`,
-        );
+        parts.push(`${describePaired(b)}, this − before`);
       }
       if (pairs) {
         parts.push(
@@ -413,9 +404,8 @@ async function main() {
       results.tracing.spansDropped = await counterValue(oursTracing.url, 'mana_llm_trace_spans_dropped_total');
       const t = results.tracing;
       const line =
-        `tracing on (OTLP/HTTP protobuf to a local receiver, sampling 1.0) vs off, same run (goal: ≤ 0.05 ms): median added ${t.nonStreamAddedMs.median.toFixed(3)} ms non-streaming, ` +
-        `${t.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte, ${t.streamLastByteAddedMs.median.toFixed(3)} ms last byte, ${t.embeddingsAddedMs.median.toFixed(3)} ms embeddings ` +
-        `(paired blocks, ${t.rounds} rounds × ${t.perRound}); ${t.spansReceived} spans received, ${t.spansDropped} dropped`;
+        `tracing on (OTLP/HTTP protobuf to a local receiver, sampling 1.0) vs off, same run (goal: ≤ 0.05 ms): ${describePaired(t)}; ` +
+        `${t.spansReceived} spans received, ${t.spansDropped} dropped`;
       results.notes.push(line);
       log(line);
     }

@@ -106,3 +106,14 @@ export async function pairedAddedLatency(baseline, client, sizes, { embeddings =
   }
   return figures;
 }
+
+/** A paired row's figures (pairedAddedLatency) as the notes give them. */
+export function describePaired(figures) {
+  const parts = [
+    `${figures.nonStreamAddedMs.median.toFixed(3)} ms non-streaming`,
+    `${figures.streamFirstByteAddedMs.median.toFixed(3)} ms streaming first byte`,
+    `${figures.streamLastByteAddedMs.median.toFixed(3)} ms last byte`,
+  ];
+  if (figures.embeddingsAddedMs) parts.push(`${figures.embeddingsAddedMs.median.toFixed(3)} ms embeddings`);
+  return `median added ${parts.join(', ')} (paired blocks, ${figures.rounds} rounds × ${figures.perRound})`;
+}

@@ -1,6 +1,9 @@
 // Service keys for the `keys` rows: `count` keys created through the admin
 // API as an operator creates them (POST /admin/keys), a few at a time; the
 // secrets come back once, as they do for a user.
+/** Service keys the `keys` row's gateway holds (the issue's figure). */
+export const SERVICE_KEYS = 1_000;
+
 export async function createServiceKeys(url, adminKey, count) {
   const secrets = [];
   const PARALLEL = 8;
