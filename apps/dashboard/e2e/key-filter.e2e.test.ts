@@ -60,6 +60,11 @@ beforeAll(async () => {
   await waitUntil('every request in the usage store', async () => (await storedCount()) === TOTAL);
   viewer = await openViewer(browser);
   page = viewer.page;
+  // Signed in once for every test below (the sign-in itself is tested in operator-flow).
+  await page.goto(`${gw.url}/ui/`);
+  await page.getByLabel('Admin key').fill(ADMIN_KEY);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
 });
 
 afterAll(async () => {
@@ -69,13 +74,6 @@ afterAll(async () => {
 });
 
 describe('the key filter and the by-key breakdown in a browser', () => {
-  it('signs in', async () => {
-    await page.goto(`${gw.url}/ui/`);
-    await page.getByLabel('Admin key').fill(ADMIN_KEY);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  });
-
   it('Requests: every row names its key, and the key filter keeps only that key’s requests', async () => {
     await openPage(page, 'Requests');
     const rows = page.locator('tr.request-row');

@@ -1,6 +1,7 @@
 import { MAX_UPSTREAM_DELAY_MS, type HealthTransition } from '@mana/llm-router';
 import { openConnection, type Connection } from '@mana/llm-usage-store';
 import { startTestPostgres, type TestPostgres } from '@mana/llm-testkit';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Received } from './received.js';
@@ -47,7 +48,9 @@ describe('health_transitions (real PostgreSQL)', () => {
     heard.length = 0;
     const broken: SharedTransition = { transition: { kind: 'cooldown', subject: 'gpu/x', until: Number.NaN, reason: 'x', at: now }, replica: 'a' };
     await expect(publishTransitions(connection.db, [unhealthy('half', now), broken])).rejects.toThrow();
-    await new Promise((r) => setTimeout(r, 200)); // a notification sent before the failure would have arrived by now
+    // Notifications arrive in commit order: once a sentinel sent after the failed write has arrived,
+    // anything that write announced would have arrived before it.
+    await heardSentinel();
     // Only this write's subjects count: an earlier test's announcement may still be arriving on a busy machine.
     expect(heard.filter((payload) => accepted(decodePayload(payload, Date.now()))[0]?.transition.subject === 'half')).toEqual([]);
     expect((await readCurrentTransitions(connection.db, now)).flatMap(accepted).some((r) => r.transition.subject === 'half')).toBe(false);
@@ -130,3 +133,15 @@ describe('readRow: what a replica accepts from PostgreSQL', () => {
     expect(readRow({ ...row, at: now + 5_000, until: 9e18 }, now)).toMatchObject({ ok: true, value: { transition: { until: now + MAX_UPSTREAM_DELAY_MS } } });
   });
 });
+
+let sentinels = 0;
+/** Sends a NOTIFY on the health channel and waits until the listener has heard it. */
+async function heardSentinel(): Promise<void> {
+  const sentinel = `sentinel-${++sentinels}`;
+  await sql`select pg_notify(${HEALTH_CHANNEL}, ${sentinel})`.execute(connection.db);
+  const deadline = Date.now() + 5_000;
+  while (!heard.includes(sentinel)) {
+    if (Date.now() > deadline) throw new Error('the sentinel notification never arrived');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

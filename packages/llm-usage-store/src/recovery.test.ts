@@ -99,9 +99,9 @@ describe('usage store recovery', () => {
     expect((await store.requests({})).requests.map((r) => r.requestId)).toEqual(['unlocked']);
   });
 
-  it('PostgreSQL: writes fail within seconds while the server is down and succeed once it is back', async () => {
+  it('PostgreSQL: writes fail within seconds while the server is down and succeed once it is back', async (ctx) => {
     const { store, where } = await openStore('postgres', { onBackgroundError: () => undefined });
-    if (!where.postgres!.ownsServer) return; // an external server is not ours to stop
+    if (!where.postgres!.ownsServer) return ctx.skip('an external PostgreSQL server is not this test\'s to stop');
     await store.write(oneRequest('before'));
     await where.postgres!.pauseServer();
     const started = performance.now();
@@ -112,9 +112,9 @@ describe('usage store recovery', () => {
     expect((await store.requests({})).requests.map((r) => r.requestId).sort()).toEqual(['after', 'before']);
   }, 60_000);
 
-  it('PostgreSQL: a fast shutdown while a write holds a pooled connection fails that write and throws nowhere else', async () => {
+  it('PostgreSQL: a fast shutdown while a write holds a pooled connection fails that write and throws nowhere else', async (ctx) => {
     const { store, where } = await openStore('postgres', { onBackgroundError: () => undefined });
-    if (!where.postgres!.ownsServer) return; // an external server is not ours to stop
+    if (!where.postgres!.ownsServer) return ctx.skip('an external PostgreSQL server is not this test\'s to stop');
     await store.write(oneRequest('before'));
     // The write then waits on the lock inside its transaction, its connection lent out by the pool:
     // when the server stops, that client emits 'error' itself (an uncaught exception without a listener).
@@ -131,7 +131,8 @@ describe('usage store recovery', () => {
         () => 'written',
         (error: Error) => error.message,
       );
-      await new Promise((r) => setTimeout(r, 200));
+      // The write must be queued behind the lock (its connection lent out) before the server stops.
+      await waitForBlockedLock(locker);
       await where.postgres!.pauseServer(); // pg_ctl stop -m fast: 57P01 to every backend
       expect(await waiting).not.toBe('written');
       await new Promise((r) => setTimeout(r, 200)); // the connection's last events
@@ -145,3 +146,16 @@ describe('usage store recovery', () => {
     expect((await store.requests({})).requests.map((r) => r.requestId).sort()).toEqual(['after', 'before']);
   }, 60_000);
 });
+
+/** Resolves once some backend waits for a lock that is not granted (the write behind `lock table`). */
+async function waitForBlockedLock(observer: pg.Client): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  for (;;) {
+    const { rows } = await observer.query<{ waiting: string }>(
+      "select count(*) as waiting from pg_locks where not granted and relation = 'usage_requests'::regclass",
+    );
+    if (Number(rows[0]!.waiting) > 0) return;
+    if (performance.now() > deadline) throw new Error('the write never waited on the lock');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

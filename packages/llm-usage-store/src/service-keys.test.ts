@@ -130,10 +130,12 @@ describe.each(ENGINES)('service keys on %s', (engine) => {
       await store.touchServiceKeys(new Map([[fresh.record.id, T0]])); // a last use is not a key change
       await store.deleteServiceKey(fresh.record.id);
       await store.deleteServiceKey(fresh.record.id); // nothing deleted
+      // Notifications arrive in commit order: a sentinel sent after the last write arrives after
+      // anything those writes announced, so what came before it is all they will ever send.
+      await listener.query('select pg_notify($1, $2)', [SERVICE_KEYS_CHANNEL, 'sentinel']);
       const deadline = Date.now() + 5_000;
-      while (received.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      await new Promise((r) => setTimeout(r, 200));
-      expect(received).toEqual([fresh.record.id, fresh.record.id, fresh.record.id]);
+      while (!received.includes('sentinel') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(received).toEqual([fresh.record.id, fresh.record.id, fresh.record.id, 'sentinel']);
     } finally {
       await listener.end();
     }

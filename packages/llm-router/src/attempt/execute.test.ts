@@ -262,14 +262,15 @@ describe('priority and strategies', () => {
   it('background requests pass the concurrency limit; realtime ones bypass it', async () => {
     a.on('m1', { kind: 'answer', headerDelayMs: 300 });
     const r = start('    chain: [a/m1]', 'background_concurrency: 1');
-    const first = request(r, { priority: 'background' });
+    const answered: string[] = [];
+    const first = request(r, { priority: 'background' }).then(() => answered.push('first'));
+    await a.waitForRequest(); // the first holds the only background slot
     const second = request(r, { priority: 'background' });
-    await a.waitForRequest();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(a.count()).toBe(1);
     const realtime = request(r);
-    await a.waitForRequest();
-    expect(a.count()).toBe(2);
+    await a.waitForRequest(); // one more arrives at once: the realtime request, past the gate
+    expect(answered).toEqual([]);
+    await a.waitForRequest(); // the next arrival is the second background request, let in only once the first is answered
+    expect(answered).toEqual(['first']);
     await Promise.all([first, second, realtime]);
     expect(a.count()).toBe(3);
   });
