@@ -26,6 +26,8 @@ const ECHOED = 'gateway-echo-2208';
 const MARKER = 'AGENT-LOOP-COMPLETE-73';
 /** Per CLI run: startup, five or so requests, two tools. */
 const RUN_TIMEOUT_MS = 90_000;
+/** The run, plus writing its home and scripting the fakes. */
+const TEST_TIMEOUT_MS = RUN_TIMEOUT_MS + 15_000;
 
 const from = process.env.AGENT_CLI_ROOT === undefined ? import.meta.url : pathToFileURL(join(process.env.AGENT_CLI_ROOT, 'package.json')).href;
 
@@ -105,7 +107,7 @@ describe('Claude Code', () => {
     } finally {
       home.remove();
     }
-  });
+  }, TEST_TIMEOUT_MS);
 });
 
 describe('Codex', () => {
@@ -151,7 +153,7 @@ describe('Codex', () => {
     } finally {
       home.remove();
     }
-  });
+  }, TEST_TIMEOUT_MS);
 });
 
 describe('opencode', () => {
@@ -201,5 +203,5 @@ describe('opencode', () => {
     } finally {
       home.remove();
     }
-  });
+  }, TEST_TIMEOUT_MS);
 });
