@@ -96,3 +96,29 @@ describe('mid-conversation system messages', () => {
     expect((role as InstanceType<typeof Anthropic.BadRequestError>).message).toContain("role 'developer' is not supported");
   });
 });
+
+describe('a request refused for its body', () => {
+  it('answers with the alias it named and request-id; its log line has its real stream value and alias', async () => {
+    const res = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'x-request-id': 'refused-named-1' },
+      body: JSON.stringify({ model: 'mana/chat', stream: true, max_tokens: 8, messages: [{ role: 'developer', content: 'x' }] }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('x-mana-llm-alias')).toBe('mana/chat');
+    expect(res.headers.get('request-id')).toBe('refused-named-1');
+    const line = await gw.waitForLog((l) => l.req_id === 'refused-named-1');
+    expect(line).toMatchObject({ status: 400, stream: true, alias: 'mana/chat' });
+  });
+
+  it('/v1/responses carries request-id on a 400, as /v1/messages does', async () => {
+    const res = await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}`, 'x-request-id': 'refused-responses-1' },
+      body: JSON.stringify({ model: 'mana/chat', input: 'x', previous_response_id: 'resp_1' }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('request-id')).toBe('refused-responses-1');
+    expect(res.headers.get('x-mana-llm-alias')).toBe('mana/chat');
+  });
+});
