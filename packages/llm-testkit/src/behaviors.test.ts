@@ -20,4 +20,10 @@ describe('BehaviorTable', () => {
     expect(t.models()).toEqual(['a']);
     expect(() => t.set('b', [])).toThrow(TypeError);
   });
+
+  test('a script chooses each behaviour from the request body', () => {
+    const t = new BehaviorTable();
+    t.set('a', (body) => ((body as { n: number }).n > 1 ? { kind: 'hang' } : { kind: 'destroy' }));
+    expect([t.take('a', { n: 1 }).kind, t.take('a', { n: 2 }).kind, t.take('a', { n: 0 }).kind]).toEqual(['destroy', 'hang', 'destroy']);
+  });
 });

@@ -22,6 +22,7 @@ export type {
   EmbeddingAnswer,
   FakeBehavior,
   FakeBehaviorKind,
+  FakeScript,
   FakeUpstream,
   FakeUpstreamOptions,
   FakeUsage,

@@ -4,7 +4,7 @@ import { BehaviorTable } from './behaviors.js';
 import { isObject, type Dialect } from './dialect.js';
 import { Recorder } from './recorder.js';
 import { Responder, type Exchange } from './respond.js';
-import type { FakeBehavior, FakeUpstream, FakeUpstreamOptions, RecordedRequest } from './types.js';
+import type { FakeBehavior, FakeScript, FakeUpstream, FakeUpstreamOptions, RecordedRequest } from './types.js';
 
 // Longer than undici's 4 s client default, so the client (not the fake) decides when to drop idle sockets.
 const KEEP_ALIVE_MS = 30_000; // 30 s
@@ -101,7 +101,7 @@ class FakeUpstreamServer implements FakeUpstream {
     });
   }
 
-  on(model: string, behavior: FakeBehavior | FakeBehavior[]): void {
+  on(model: string, behavior: FakeBehavior | FakeBehavior[] | FakeScript): void {
     this.#behaviors.set(model, behavior);
     this.#modelsBody = undefined;
   }
@@ -225,7 +225,7 @@ class FakeUpstreamServer implements FakeUpstream {
       this.#recorder.request({ method: 'POST', path, query: queryOf(req.url), headers: req.headers, body, model, operation, stream, at: Date.now(), closedByClient: false });
       return sendRefusal(res, refused);
     }
-    const behavior = this.#behaviors.take(model);
+    const behavior = this.#behaviors.take(model, body);
     const record: RecordedRequest = { method: 'POST', path, query: queryOf(req.url), headers: req.headers, body, model, operation, stream, behavior, at: Date.now(), closedByClient: false };
     const ex: Exchange = { res, finished: false, selfClosed: false, timer: undefined };
     this.#inflight.add(ex);

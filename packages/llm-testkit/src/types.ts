@@ -98,6 +98,9 @@ export type FakeBehavior =
 
 export type FakeBehaviorKind = FakeBehavior['kind'];
 
+/** Addition: a behaviour chosen per request from its parsed body (e.g. a scripted agent loop). */
+export type FakeScript = (body: unknown) => FakeBehavior;
+
 export interface RecordedRequest {
   method: string;
   /** Path without the query string. */
@@ -146,8 +149,8 @@ export interface FakeUpstream {
   readonly requests: RecordedRequest[];
   /** Addition: probe requests (GET models / tags), oldest first. */
   readonly probes: RecordedRequest[];
-  /** Behaviour for a model ('*' = any). An array is consumed one per request, the last one repeats. */
-  on(model: string, behavior: FakeBehavior | FakeBehavior[]): void;
+  /** Behaviour for a model ('*' = any). An array is consumed one per request, the last one repeats; a script chooses per request. */
+  on(model: string, behavior: FakeBehavior | FakeBehavior[] | FakeScript): void;
   setModels(models: string[]): void;
   /** Probes answer this status (an error body unless 200). 200 restores normal listings. */
   setProbeStatus(status: number): void;

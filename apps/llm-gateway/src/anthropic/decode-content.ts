@@ -2,6 +2,9 @@
  * Anthropic `system` and `messages` → OpenAI chat messages, in one pass:
  *
  *   system (string or text blocks)          → one `system` message
+ *   a `system` turn inside messages         → a `system` message in its place (Claude Code's
+ *     (string or text blocks)                 mid-conversation system messages; Ollama and
+ *                                             OpenAI-compatible servers take one anywhere)
  *   user: text, image                       → a `user` message (text and `image_url` parts)
  *   user: tool_result (string or blocks)    → a `tool` message each, before the rest of the turn
  *   assistant: text                         → `content`
@@ -42,7 +45,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** The OpenAI messages of a Messages request: its system prompt first, then each turn. */
 export function decodeConversation(system: unknown, messages: readonly unknown[]): Json[] {
   const out: Json[] = [];
-  if (system !== undefined && system !== null) out.push({ role: 'system', content: systemText(system) });
+  if (system !== undefined && system !== null) out.push({ role: 'system', content: systemText(system, 'system') });
   // The tool_use ids of the message before: a tool_result must answer one of them.
   let offered: ReadonlySet<string> = NONE;
   for (let i = 0; i < messages.length; i++) {
@@ -56,9 +59,15 @@ export function decodeConversation(system: unknown, messages: readonly unknown[]
       offered = NONE;
     } else if (message.role === 'assistant') {
       offered = assistantTurn(content, param, out);
+    } else if (message.role === 'system') {
+      // Kept in place, not hoisted: where it stands is what it means. Like a user turn it
+      // ends what a tool_result may answer (OpenAI wants tool messages right after the calls).
+      out.push({ role: 'system', content: systemText(content, `${param}.content`) });
+      offered = NONE;
     } else {
-      const role = typeof message.role === 'string' ? `'${message.role.slice(0, 40)}'` : 'missing';
-      throw new Refusal('invalid_request', `${param}.role must be 'user' or 'assistant'; it is ${role}.`, `${param}.role`);
+      // "role '…' is not supported": the wording clients such as Claude Code read to fall back on their own.
+      const role = typeof message.role === 'string' ? `'${message.role.slice(0, 40)}'` : 'a missing role';
+      throw new Refusal('invalid_request', `${param}.role: role ${role} is not supported; a message's role must be 'user', 'assistant' or 'system'.`, `${param}.role`);
     }
   }
   return out;
@@ -66,14 +75,15 @@ export function decodeConversation(system: unknown, messages: readonly unknown[]
 
 const NONE: ReadonlySet<string> = new Set();
 
-function systemText(system: unknown): string {
+/** A system prompt (top-level, or a system turn's content at `param`): a string, or text blocks joined by newlines. */
+function systemText(system: unknown, param: string): string {
   if (typeof system === 'string') return system;
-  if (!Array.isArray(system)) throw wrongType('system', 'a string or an array of text blocks', system);
+  if (!Array.isArray(system)) throw wrongType(param, 'a string or an array of text blocks', system);
   let text = '';
   for (let i = 0; i < system.length; i++) {
     const block = system[i];
-    if (!isPlainObject(block) || block.type !== 'text') throw new Refusal('invalid_request', `system[${i}] must be a text block.`, `system[${i}]`);
-    const piece = textOf(block, `system[${i}]`);
+    if (!isPlainObject(block) || block.type !== 'text') throw new Refusal('invalid_request', `${param}[${i}] must be a text block.`, `${param}[${i}]`);
+    const piece = textOf(block, `${param}[${i}]`);
     text = text === '' ? piece : `${text}\n${piece}`;
   }
   return text;

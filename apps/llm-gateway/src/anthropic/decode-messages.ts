@@ -10,6 +10,7 @@
  *   tools (input_schema) → function tools (parameters)
  *   tool_choice          → auto → auto, any → required, tool → that function, none → none;
  *                          disable_parallel_tool_use → parallel_tool_calls: false
+ *   output_config        → response_format (format), reasoning_effort (effort, optional): output-config.ts
  *   thinking, cache_control → not in the translation (no OpenAI-shaped target takes
  *                          them); the client's own request travels beside it (`source`)
  *                          for a target that speaks Messages
@@ -22,6 +23,7 @@ import { isPlainObject } from '../plain-object.js';
 import { modelError, typeName } from '../http/validate-chat.js';
 import type { Decoded, ReadBody } from '../routes/inbound-codec.js';
 import { decodeConversation } from './decode-content.js';
+import { outputConfig } from './output-config.js';
 import { booleanField, numberField } from '../http/body-fields.js';
 import { Refusal, wrongType } from '../http/refusal.js';
 
@@ -56,7 +58,9 @@ function decode(parsed: unknown, read: ReadBody, generates: boolean): Decoded {
     if (generates) chat.max_tokens = maxTokens(parsed.max_tokens);
     sampling(parsed, chat);
     tools(parsed, chat);
-    return { ok: true, body: chat, model, stream, source: sourceOf(parsed, read) };
+    const optional: string[] = [];
+    outputConfig(parsed.output_config, chat, optional);
+    return { ok: true, body: chat, model, stream, source: sourceOf(parsed, read), optionalParameters: optional.length === 0 ? undefined : optional };
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     return { ok: false, error: { code: error.code, message: error.message, param: error.param } };

@@ -21,6 +21,8 @@ export class Exchange {
   status = 0;
   code: string | undefined = undefined;
   model: string | undefined = undefined;
+  /** The alias the body named, as written (header-safe): for X-Mana-LLM-Alias and the log line of a request refused before routing. */
+  namedAlias: string | undefined = undefined;
   stream = false;
   priority: Priority | undefined = undefined;
   /** What the router reported (on its result or its error); undefined before routing. */
@@ -52,7 +54,10 @@ export class Exchange {
     const headers: Headers = { 'x-request-id': this.requestId };
     for (const name of this.codec.requestIdHeaders) headers[name] = this.requestId;
     const o = this.outcome;
-    if (o === undefined) return headers;
+    if (o === undefined) {
+      if (this.namedAlias !== undefined) headers['x-mana-llm-alias'] = this.namedAlias;
+      return headers;
+    }
     if (o.alias !== undefined) headers['x-mana-llm-alias'] = o.alias;
     if (o.target !== undefined) headers['x-mana-llm-resolved'] = o.target;
     if (o.attempts.length > 0) headers['x-mana-llm-attempts'] = o.upstreamCalls;
@@ -114,7 +119,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
       durationMs: now - ex.startedAt,
       ttfbMs: ex.ttfbAt === undefined ? undefined : ex.ttfbAt - ex.startedAt,
       model: ex.model,
-      alias: o?.alias,
+      alias: o?.alias ?? (o === undefined ? ex.namedAlias : undefined),
       target: o?.target,
       stream: ex.stream,
       priority: ex.priority,

@@ -27,7 +27,8 @@ export const RESPONSES: InboundCodec = {
   path: '/v1/responses',
   api: 'responses',
   operation: 'chat',
-  requestIdHeaders: [],
+  // As on /v1/messages: clients and their users quote `request-id` in reports.
+  requestIdHeaders: ['request-id'],
   decode: decodeResponsesRequest,
   encodeJson: responseJson,
   // An upstream's refusal is relayed as chat relays it: OpenAI's error shape either way.

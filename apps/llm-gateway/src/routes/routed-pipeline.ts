@@ -79,6 +79,7 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
   const body = await guardedBody(codec, ctx, req, res, ex);
   if (body === undefined) return;
   const decoded = codec.decode(body.value, body);
+  named(ex, body.value);
   if (!decoded.ok) {
     return fail(codec, ctx, res, ex, gatewayError(decoded.error.code, decoded.error.message, { param: decoded.error.param }));
   }
@@ -120,6 +121,21 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
   ex.outcome = result.outcome;
   if (result.kind === 'stream') return relayAndRelease(codec, ctx, res, ex, result, abort, decoded);
   reply(codec, ctx, res, ex, result, abort, decoded);
+}
+
+/** Header-safe alias names: nothing a response head could not carry, bounded like the logged model. */
+const HEADER_SAFE_ALIAS = /^[\w./:@+-]{1,200}$/;
+
+/**
+ * The `model` and `stream` the body states, before decoding judges it: a
+ * request refused for its body is still logged with its real `stream` and
+ * the alias it named, and answers with X-Mana-LLM-Alias.
+ */
+function named(ex: Exchange, value: unknown): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+  const { model, stream } = value as { model?: unknown; stream?: unknown };
+  if (typeof model === 'string' && HEADER_SAFE_ALIAS.test(model)) ex.namedAlias = model;
+  ex.stream = stream === true;
 }
 
 /**
