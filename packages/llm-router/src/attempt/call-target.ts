@@ -23,6 +23,7 @@ import { Lease } from './lease.js';
 import type { OperationSpec } from './operation.js';
 import type { AnswerChecks } from './inspect-answer.js';
 import { readUntilCommit, type StreamEnd } from './stream-commit.js';
+import { scrubErrorBody } from '../health/redact.js';
 
 export type CallOutcome = { readonly kind: 'result'; readonly result: RouterResult } | { readonly kind: 'failed'; readonly decision: Decision };
 
@@ -172,7 +173,7 @@ function httpFailed(c: TargetCall, res: HttpFailure, started: number): CallOutco
       kind: 'upstream_error',
       ...settle(c, 'rejected', decision.reason, started, res, decision.detail),
       status: res.status,
-      body: redact(res.body, c.provider.secrets),
+      body: scrubErrorBody(res.body, c.provider.secrets),
       contentType: res.contentType,
     },
   };
@@ -225,11 +226,4 @@ function withNote(detail: string | undefined, c: TargetCall): string | undefined
   const note = c.trimmed?.note;
   if (note === undefined) return detail;
   return detail === undefined ? note : `${detail}; ${note}`;
-}
-
-/** An upstream error body is relayed verbatim, except that our own credentials never leave the process. */
-function redact(body: string, secrets: readonly string[]): string {
-  let result = body;
-  for (const secret of secrets) if (secret.length >= 4 && result.includes(secret)) result = result.split(secret).join('[redacted]');
-  return result;
 }
