@@ -3,7 +3,7 @@
  * keys made through the admin API, the official openai SDK as the caller.
  * A key authenticates as its service (usage records carry its id and name),
  * its allow-list refuses other aliases before any upstream call, its priority
- * is the default of its requests, its max_concurrency is enforced, and a
+ * is the default of its requests and a ceiling, its max_concurrency is enforced, and a
  * disabled, rotated-away, expired or deleted key is refused like an unknown one,
  * also on a connection that was accepted before.
  * The tests run in order and build on each other's keys.
@@ -120,12 +120,23 @@ describe('service keys as callers', () => {
     expect(cloud.requests.length).toBe(before + 1);
   });
 
-  it("the key's priority is its requests' default; a request's own header wins", async () => {
+  it("the key's priority is its requests' default and a ceiling: a background key's header cannot raise it", async () => {
     const sdk = client(batch.key);
     const own = await chat(sdk, 'mana/fast-text').withResponse();
     const told = await chat(sdk, 'mana/fast-text', { 'x-mana-llm-priority': 'realtime' }).withResponse();
     expect((await storedRequest(own.response.headers.get('x-request-id'))).priority).toBe('background');
-    expect((await storedRequest(told.response.headers.get('x-request-id'))).priority).toBe('realtime');
+    expect((await storedRequest(told.response.headers.get('x-request-id'))).priority).toBe('background');
+  });
+
+  it('a realtime key may still ask for background', async () => {
+    const live = await createKey({ name: 'live-api', priority: 'realtime' });
+    const sdk = client(live.key);
+    const own = await chat(sdk, 'mana/fast-text').withResponse();
+    const told = await chat(sdk, 'mana/fast-text', { 'x-mana-llm-priority': 'background' }).withResponse();
+    expect((await storedRequest(own.response.headers.get('x-request-id'))).priority).toBe('realtime');
+    expect((await storedRequest(told.response.headers.get('x-request-id'))).priority).toBe('background');
+    // The later tests count the keys: this one goes again.
+    expect((await admin(`/admin/keys/${live.id}`, 'DELETE')).status).toBeLessThan(300);
   });
 
   it('max_concurrency: a second request in flight is 429 key_concurrency_exceeded with Retry-After; the slot frees when the first ends', async () => {

@@ -1,8 +1,9 @@
 /**
  * What a service key holds its requests to, applied to a decoded request
  * before any upstream call (a step of the routed pipeline): its allow-list of
- * aliases and targets (403 alias_not_allowed), its default priority (when
- * the request sends no X-Mana-LLM-Priority), and its limit of requests in
+ * aliases and targets (403 alias_not_allowed), its priority (the default
+ * when the request sends no X-Mana-LLM-Priority, and a ceiling: a background
+ * key's header cannot raise it to realtime), and its limit of requests in
  * flight on this replica (429 key_concurrency_exceeded with Retry-After).
  * A static MANA_LLM_API_KEYS key, or auth off, holds a request to nothing.
  */
@@ -47,7 +48,9 @@ export function keyPolicyRefusal(ctx: GatewayContext, ex: Exchange, model: strin
       );
     }
   }
-  if (ex.priority === undefined && priority !== null) ex.priority = priority;
+  // The key's priority is a ceiling: a background key's requests stay background whatever the
+  // header asks (its limit protects quotas from exactly these callers); a realtime key may still ask for background.
+  if (priority === 'background' || (ex.priority === undefined && priority !== null)) ex.priority = priority;
   if (maxConcurrency !== null) {
     const lease = ctx.serviceKeys.inFlight.acquire(caller.id, maxConcurrency);
     if (lease === undefined) {
