@@ -8,6 +8,7 @@
  * also on a connection that was accepted before.
  * The tests run in order and build on each other's keys.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
@@ -118,6 +119,19 @@ describe('service keys as callers', () => {
     });
     expect(noModel.status).toBe(200);
     expect(cloud.requests.length).toBe(before + 1);
+  });
+
+  it('count_tokens applies the allow-list too: 403 alias_not_allowed for another alias or a provider/model, a count for its own', async () => {
+    const sdk = new Anthropic({ apiKey: batch.key, baseURL: gw.url, maxRetries: 0 });
+    const count = (model: string) => sdk.messages.countTokens({ model, messages: [{ role: 'user', content: 'How many tokens is this?' }] });
+    expect((await count('mana/fast-text')).input_tokens).toBeGreaterThan(0);
+    for (const model of ['mana/long-form', 'cloud/m1']) {
+      const refused = await count(model).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Anthropic.APIError);
+      const error = refused as InstanceType<typeof Anthropic.APIError>;
+      expect(error.status).toBe(403);
+      expect(error.error).toMatchObject({ type: 'error', error: { type: 'permission_error', code: 'alias_not_allowed' } });
+    }
   });
 
   it("the key's priority is its requests' default and a ceiling: a background key's header cannot raise it", async () => {
