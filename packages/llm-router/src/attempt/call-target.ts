@@ -128,7 +128,7 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, l
     c.target.id,
     c.request.signal,
     c.answerChecks.checks,
-    (end) => streamEnded(c, streamLease, end),
+    (end) => streamEnded(c, streamLease, end, open.decoder.skippedEvents),
     c.target.settings.maxPreCommitBytes,
   );
   timer.stop();
@@ -150,13 +150,18 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, l
     get usage() {
       return events.usage;
     },
+    get skippedEvents() {
+      return open.decoder.skippedEvents;
+    },
   };
   return { kind: 'result', result };
 }
 
 /** A committed stream is over (called once): free what it holds; a break after the commit counts against the provider. */
-function streamEnded(c: TargetCall, streamLease: Lease, end: StreamEnd): void {
+function streamEnded(c: TargetCall, streamLease: Lease, end: StreamEnd, skippedEvents: number): void {
   streamLease.release();
+  // The attempt was recorded `ok` at the commit; it also says what the stream went on without.
+  if (skippedEvents > 0) c.log.note(c.target.id, `skipped ${skippedEvents} unparsable stream event${skippedEvents === 1 ? '' : 's'}`);
   if (end.kind === 'interrupted') {
     c.deps.health.reportFailure(c.provider.name, `stream_interrupted: ${end.reason}`, c.target.settings);
   }
