@@ -109,11 +109,14 @@ export interface AttemptLog {
   reason: string;
   status?: number;
   ms: number;
+  /** What else the attempt met (e.g. stream events it went on without). */
+  detail?: string;
 }
 
 function attemptLog(a: Attempt): AttemptLog {
   const out: AttemptLog = { target: a.target, outcome: a.outcome, reason: a.reason, ms: Math.round(a.durationMs * 10) / 10 };
   if (a.status !== undefined) out.status = a.status;
+  if (a.detail !== undefined) out.detail = a.detail;
   return out;
 }
 

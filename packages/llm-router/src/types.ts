@@ -382,6 +382,8 @@ export interface StreamResult extends ResultBase {
   readonly events: AsyncIterable<string>;
   /** Filled in as the stream progresses (final when iteration ends). */
   readonly usage: Usage | undefined;
+  /** Upstream events skipped so far because they could not be parsed (the stream went on without them); absent is none. */
+  readonly skippedEvents?: number;
 }
 
 /** An upstream request error (400, 413, 422, …) relayed as-is: every target would reject it alike. */

@@ -179,8 +179,9 @@ export class Responder {
     else send();
   }
 
-  #stream(ex: Exchange, a: AnswerBehavior, headers: OutgoingHttpHeaders, s: RenderedStream): void {
+  #stream(ex: Exchange, a: AnswerBehavior, headers: OutgoingHttpHeaders, rendered: RenderedStream): void {
     const { res } = ex;
+    const s = a.badEventAfterChunks === undefined ? rendered : this.#withBadEvent(rendered, a.badEventAfterChunks);
     const n = s.frames.length;
     // Where the stream stops early, if at all: the earlier of the cut and the error event.
     let stopAt = n;
@@ -212,6 +213,15 @@ export class Responder {
     };
     if (stopAt === 0) res.flushHeaders();
     step();
+  }
+
+  /** The stream with one garbled event (a JSON object cut short) inserted after `after` frames. */
+  #withBadEvent(s: RenderedStream, after: number): RenderedStream {
+    const sse = this.dialect.streamContentType.includes('event-stream');
+    const bad = Buffer.from(sse ? 'data: {"choices":[{"delta":{"content":"garb\n\n' : '{"message":{"content":"garb\n');
+    const at = Math.min(after, s.frames.length);
+    const frames = [...s.frames.slice(0, at), bad, ...s.frames.slice(at)];
+    return { ...s, frames, full: Buffer.concat([...frames, s.end]) };
   }
 
   #render(a: AnswerBehavior, key: FakeBehavior, model: string, stream: boolean, usage: boolean): Rendered {

@@ -56,6 +56,8 @@ export interface AnswerBehavior {
   headers?: Record<string, string>;
   /** Stream only: close the socket after N chunks, with no terminator ([DONE] / done:true). */
   cutAfterChunks?: number;
+  /** Addition (hostile upstream), stream only: one event that is not JSON after N chunks, then the rest of the stream as usual. */
+  badEventAfterChunks?: number;
   /** Stream only: send an error event after N chunks (0 = before the first delta), then end cleanly. */
   errorEventAfterChunks?: number;
   /**

@@ -126,6 +126,31 @@ describe('bad input: an OpenAI-shaped 4xx naming the field, never a 5xx', () => 
       param: 'input[1].call_id',
       says: 'call_nowhere',
     },
+    {
+      what: 'two function_call items with one call_id',
+      body: {
+        input: [
+          { role: 'user', content: 'hi' },
+          { type: 'function_call', call_id: 'call_same', name: 'f', arguments: '{}' },
+          { type: 'function_call', call_id: 'call_same', name: 'g', arguments: '{}' },
+        ],
+      },
+      param: 'input[2].call_id',
+      says: 'call_same',
+    },
+    {
+      what: 'two outputs for one call_id',
+      body: {
+        input: [
+          { role: 'user', content: 'hi' },
+          { type: 'function_call', call_id: 'call_once', name: 'f', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'call_once', output: '1' },
+          { type: 'function_call_output', call_id: 'call_once', output: '2' },
+        ],
+      },
+      param: 'input[3].call_id',
+      says: 'call_once',
+    },
     { what: 'max_output_tokens 0', body: { input: INPUT, max_output_tokens: 0 }, param: 'max_output_tokens', says: 'max_output_tokens' },
     { what: 'max_output_tokens not a number', body: { input: INPUT, max_output_tokens: 'many' }, param: 'max_output_tokens', says: 'max_output_tokens' },
     { what: 'a function tool without a name', body: { input: INPUT, tools: [{ type: 'function', parameters: { type: 'object' } }] }, param: 'tools[0].name', says: 'name' },

@@ -3,11 +3,12 @@
  * keys made through the admin API, the official openai SDK as the caller.
  * A key authenticates as its service (usage records carry its id and name),
  * its allow-list refuses other aliases before any upstream call, its priority
- * is the default of its requests, its max_concurrency is enforced, and a
+ * is the default of its requests and a ceiling, its max_concurrency is enforced, and a
  * disabled, rotated-away, expired or deleted key is refused like an unknown one,
  * also on a connection that was accepted before.
  * The tests run in order and build on each other's keys.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
@@ -120,12 +121,36 @@ describe('service keys as callers', () => {
     expect(cloud.requests.length).toBe(before + 1);
   });
 
-  it("the key's priority is its requests' default; a request's own header wins", async () => {
+  it('count_tokens applies the allow-list too: 403 alias_not_allowed for another alias or a provider/model, a count for its own', async () => {
+    const sdk = new Anthropic({ apiKey: batch.key, baseURL: gw.url, maxRetries: 0 });
+    const count = (model: string) => sdk.messages.countTokens({ model, messages: [{ role: 'user', content: 'How many tokens is this?' }] });
+    expect((await count('mana/fast-text')).input_tokens).toBeGreaterThan(0);
+    for (const model of ['mana/long-form', 'cloud/m1']) {
+      const refused = await count(model).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Anthropic.APIError);
+      const error = refused as InstanceType<typeof Anthropic.APIError>;
+      expect(error.status).toBe(403);
+      expect(error.error).toMatchObject({ type: 'error', error: { type: 'permission_error', code: 'alias_not_allowed' } });
+    }
+  });
+
+  it("the key's priority is its requests' default and a ceiling: a background key's header cannot raise it", async () => {
     const sdk = client(batch.key);
     const own = await chat(sdk, 'mana/fast-text').withResponse();
     const told = await chat(sdk, 'mana/fast-text', { 'x-mana-llm-priority': 'realtime' }).withResponse();
     expect((await storedRequest(own.response.headers.get('x-request-id'))).priority).toBe('background');
-    expect((await storedRequest(told.response.headers.get('x-request-id'))).priority).toBe('realtime');
+    expect((await storedRequest(told.response.headers.get('x-request-id'))).priority).toBe('background');
+  });
+
+  it('a realtime key may still ask for background', async () => {
+    const live = await createKey({ name: 'live-api', priority: 'realtime' });
+    const sdk = client(live.key);
+    const own = await chat(sdk, 'mana/fast-text').withResponse();
+    const told = await chat(sdk, 'mana/fast-text', { 'x-mana-llm-priority': 'background' }).withResponse();
+    expect((await storedRequest(own.response.headers.get('x-request-id'))).priority).toBe('realtime');
+    expect((await storedRequest(told.response.headers.get('x-request-id'))).priority).toBe('background');
+    // The later tests count the keys: this one goes again.
+    expect((await admin(`/admin/keys/${live.id}`, 'DELETE')).status).toBeLessThan(300);
   });
 
   it('max_concurrency: a second request in flight is 429 key_concurrency_exceeded with Retry-After; the slot frees when the first ends', async () => {

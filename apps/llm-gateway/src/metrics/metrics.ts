@@ -151,6 +151,11 @@ export class GatewayMetrics {
     help: 'Planned targets by outcome (ok, skipped, failed, rejected, aborted).',
     labelNames: ['target', 'outcome'],
   });
+  private readonly badEventsCells = counterCells(this.registry, {
+    name: 'mana_llm_upstream_bad_events_total',
+    help: 'Upstream stream events skipped because they could not be parsed (the stream went on without them), by target.',
+    labelNames: ['target'],
+  });
   private readonly duration = new Histogram({
     name: 'mana_llm_request_duration_seconds',
     help: 'Routed request duration by inbound API, alias and stream, from the first byte received to the last byte sent.',
@@ -311,6 +316,11 @@ export class GatewayMetrics {
     if (r.status < 400 && r.target !== NONE_LABEL) this.aliasResolvedCells.cell(r.alias, target).value += 1;
     this.durationChildren.get(r.api, r.alias, stream).observe(r.durationSeconds);
     if (r.ttfbSeconds !== undefined) this.ttfbChildren.get(r.api, r.alias, stream).observe(r.ttfbSeconds);
+  }
+
+  /** A committed stream of `target` went on without `count` unparsable events. */
+  upstreamEventsSkipped(target: string, count: number): void {
+    this.badEventsCells.cell(this.targetLabel(target)).value += count;
   }
 
   /** A routed request admitted with the key named `keyName` ended (once per request, whatever its status). */

@@ -41,6 +41,8 @@ export function decodeInput(instructions: string | undefined, input: unknown): J
   if (input.length === 0) throw new Refusal('empty_input', `'input' must contain at least one item.`, 'input');
   // The call_ids of the function_call items so far: a function_call_output must answer one of them.
   const calls = new Set<string>();
+  // The call_ids answered so far: a second output for one call is refused like a second call with its id.
+  const answered = new Set<string>();
   for (let i = 0; i < input.length; i++) {
     const item = input[i];
     const param = `input[${i}]`;
@@ -54,7 +56,7 @@ export function decodeInput(instructions: string | undefined, input: unknown): J
         functionCall(item, param, calls, out);
         break;
       case 'function_call_output':
-        out.push(functionCallOutput(item, param, calls));
+        out.push(functionCallOutput(item, param, calls, answered));
         break;
       case 'reasoning':
         break;
@@ -213,6 +215,8 @@ function functionCall(item: Json, param: string, calls: Set<string>, out: Json[]
   if (typeof args !== 'string') throw wrongType(`${param}.arguments`, 'a string (the arguments as JSON text)', args);
   const namespace = item.namespace;
   if (namespace !== undefined && namespace !== null && typeof namespace !== 'string') throw wrongType(`${param}.namespace`, 'a string', namespace);
+  // Two calls with one id cannot be told apart by their outputs (and Anthropic refuses a repeated tool_use id).
+  if (calls.has(callId)) throw repeatedCallId(param, callId, 'function_call');
   calls.add(callId);
   // A call to a namespace's function goes upstream under the name the tool was offered by (tool-namespaces.ts).
   const upstreamName = typeof namespace === 'string' && namespace !== '' ? flatToolName(namespace, name) : name;
@@ -226,9 +230,20 @@ function functionCall(item: Json, param: string, calls: Set<string>, out: Json[]
   out.push({ role: 'assistant', content: null, tool_calls: [call] });
 }
 
+/** 400 for an item whose call_id an earlier item of the same type already used. */
+function repeatedCallId(param: string, callId: string, type: string): Refusal {
+  return new Refusal(
+    'invalid_request',
+    `${param}.call_id '${callId.slice(0, 80)}' repeats the call_id of an earlier ${type} item: each call (and its output) needs its own call_id.`,
+    `${param}.call_id`,
+  );
+}
+
 /** A function_call_output → a `tool` message answering a call of the input. */
-function functionCallOutput(item: Json, param: string, calls: ReadonlySet<string>): Json {
+function functionCallOutput(item: Json, param: string, calls: ReadonlySet<string>, answered: Set<string>): Json {
   const callId = nonEmptyString(item, 'call_id', param);
+  if (answered.has(callId)) throw repeatedCallId(param, callId, 'function_call_output');
+  answered.add(callId);
   if (!calls.has(callId)) {
     throw new Refusal(
       'invalid_request',

@@ -3,7 +3,8 @@
  * request (without `max_tokens`: nothing is generated). N is the gateway's
  * estimate (the one context fit uses, @mana/llm-router's
  * estimatePromptTokens) of the prompt as the alias's first usable target
- * would get it; nothing is sent upstream. The body passes the same guards as
+ * would get it; nothing is sent upstream. A service key's allow-list applies
+ * as on `/v1/messages` (403 alias_not_allowed). The body passes the same guards as
  * `/v1/messages` and is decoded alike; whatever cannot be counted (a bad
  * body, an unknown model) is a 4xx in Anthropic's shape, never a 200 with a
  * made-up 0 (Claude Code's auto-compaction reads the figure).
@@ -16,6 +17,7 @@ import type { ApiCaller } from '../http/api-caller.js';
 import { fromRouterError, gatewayError, type GatewayError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
 import { Exchange } from './exchange.js';
+import { aliasRefusal } from './key-policy.js';
 import { MESSAGES } from './messages.js';
 import { fail, guardedBody } from './routed-pipeline.js';
 
@@ -32,6 +34,8 @@ export async function handleCountTokens(
   if (body === undefined) return;
   const decoded = decodeCountTokensRequest(body.value, body);
   if (!decoded.ok) return fail(MESSAGES, ctx, res, ex, gatewayError(decoded.error.code, decoded.error.message, { param: decoded.error.param }));
+  const refused = aliasRefusal(caller, decoded.model, 'chat');
+  if (refused !== undefined) return fail(MESSAGES, ctx, res, ex, refused);
   let count: TokenCount;
   try {
     count = ctx.router.countTokens({ model: decoded.model, operation: 'chat', body: decoded.body, source: decoded.source, stream: false });

@@ -1,8 +1,9 @@
 /**
  * What a service key holds its requests to, applied to a decoded request
  * before any upstream call (a step of the routed pipeline): its allow-list of
- * aliases and targets (403 alias_not_allowed), its default priority (when
- * the request sends no X-Mana-LLM-Priority), and its limit of requests in
+ * aliases and targets (403 alias_not_allowed), its priority (the default
+ * when the request sends no X-Mana-LLM-Priority, and a ceiling: a background
+ * key's header cannot raise it to realtime), and its limit of requests in
  * flight on this replica (429 key_concurrency_exceeded with Retry-After).
  * A static MANA_LLM_API_KEYS key, or auth off, holds a request to nothing.
  */
@@ -35,19 +36,12 @@ export function keyPolicyRefusal(ctx: GatewayContext, ex: Exchange, model: strin
   const caller = ex.caller;
   if (!isServiceKeyCaller(caller)) return undefined;
   ctx.serviceKeys.noteUsed(caller.id);
-  const { aliases, priority, maxConcurrency } = caller.policy;
-  if (aliases !== null) {
-    const name = modelName(model, operation);
-    if (!aliases.has(name)) {
-      const allowed = [...aliases].join(', ');
-      return gatewayError(
-        'alias_not_allowed',
-        `The key ${caller.name} may not use '${name.slice(0, 200)}'. It may use: ${allowed.length > 500 ? `${allowed.slice(0, 500)}…` : allowed}.`,
-        { param: 'model' },
-      );
-    }
-  }
-  if (ex.priority === undefined && priority !== null) ex.priority = priority;
+  const refused = aliasRefusal(caller, model, operation);
+  if (refused !== undefined) return refused;
+  const { priority, maxConcurrency } = caller.policy;
+  // The key's priority is a ceiling: a background key's requests stay background whatever the
+  // header asks (its limit protects quotas from exactly these callers); a realtime key may still ask for background.
+  if (priority === 'background' || (ex.priority === undefined && priority !== null)) ex.priority = priority;
   if (maxConcurrency !== null) {
     const lease = ctx.serviceKeys.inFlight.acquire(caller.id, maxConcurrency);
     if (lease === undefined) {
@@ -59,4 +53,23 @@ export function keyPolicyRefusal(ctx: GatewayContext, ex: Exchange, model: strin
     ex.keyLease = lease;
   }
   return undefined;
+}
+
+/**
+ * The refusal of the caller's allow-list for this model, or undefined. Also
+ * what `/v1/messages/count_tokens` applies (it calls no upstream, so holds no
+ * slot): a key must not learn from it which models exist beyond its list.
+ */
+export function aliasRefusal(caller: ApiCaller | null, model: string | undefined, operation: Operation): GatewayError | undefined {
+  if (!isServiceKeyCaller(caller)) return undefined;
+  const aliases = caller.policy.aliases;
+  if (aliases === null) return undefined;
+  const name = modelName(model, operation);
+  if (aliases.has(name)) return undefined;
+  const allowed = [...aliases].join(', ');
+  return gatewayError(
+    'alias_not_allowed',
+    `The key ${caller.name} may not use '${name.slice(0, 200)}'. It may use: ${allowed.length > 500 ? `${allowed.slice(0, 500)}…` : allowed}.`,
+    { param: 'model' },
+  );
 }

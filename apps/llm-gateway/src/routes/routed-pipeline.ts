@@ -211,7 +211,17 @@ async function relayAndRelease(
     await relayStream(ctx, res, ex, result, responseHeaders(ex, result), abort, codec.streamEncoder(result, decoded));
   } finally {
     await closeStream(result);
+    noteSkippedEvents(ctx, ex, result);
   }
+}
+
+/** Unparsable upstream events the stream went on without: counted by target, logged once per request. */
+function noteSkippedEvents(ctx: GatewayContext, ex: Exchange, result: StreamResult): void {
+  const skipped = result.skippedEvents ?? 0;
+  if (skipped === 0) return;
+  const target = result.outcome.target;
+  ctx.metrics.upstreamEventsSkipped(target, skipped);
+  ctx.logger.warn({ req_id: ex.requestId, target, skipped_events: skipped }, 'upstream stream events skipped (not JSON)');
 }
 
 /** A JSON answer, or the upstream's own refusal of the request. */

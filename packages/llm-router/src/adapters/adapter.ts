@@ -122,6 +122,8 @@ export interface StreamDecoder {
   push(chunk: Uint8Array): StreamEvent[];
   /** The body ended; flush what is left. */
   end(): StreamEvent[];
+  /** Events skipped so far because they carried no JSON object (stream-event-json.ts): the stream went on without them. */
+  readonly skippedEvents: number;
 }
 
 export interface StreamOpen {

@@ -85,10 +85,19 @@ describe('AnthropicStreamDecoder', () => {
   it.each([
     ['a delta for a block that never started', START + text('lost', 3)],
     ['a second message_start', START + START],
-    ['an event that is not JSON', START + 'event: ping\ndata: {oops\n\n'],
     ['a block event without an index', START + sse({ type: 'content_block_start', content_block: { type: 'text', text: '' } })],
   ])('%s is malformed data (invalid_response), never guessed at', (_what, body) => {
     expect(() => decodeByteByByte(body)).toThrow(expect.objectContaining({ code: 'invalid_response' }));
+  });
+});
+
+describe('AnthropicStreamDecoder, an event that is not JSON', () => {
+  it('is skipped and counted; the text around it comes through', () => {
+    const decoder = new AnthropicStreamDecoder();
+    const body = START + TEXT_START + text('one ') + 'event: content_block_delta\ndata: {oops\n\n' + text('two') + STOP;
+    const events = decoder.push(new TextEncoder().encode(body));
+    expect(chunksOf(events).map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('one two');
+    expect(decoder.skippedEvents).toBe(1);
   });
 });
 

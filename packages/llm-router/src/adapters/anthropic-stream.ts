@@ -1,7 +1,7 @@
 import type { Usage } from '../types.js';
 import { InvalidResponseError, type StreamDecoder, type StreamEvent } from './adapter.js';
 import { finishReasonOf, openAIUsage, toolCallOf, usageOf } from './anthropic-response.js';
-import { parseJsonObject } from './http.js';
+import { streamEventObject } from './stream-event-json.js';
 import { isPlainObject } from '../plain-object.js';
 import { SseParser } from './sse-parser.js';
 
@@ -44,6 +44,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   private started = false;
   private finished = false;
   private calls = 0;
+  skippedEvents = 0;
   /** The usage counts as reported so far: message_start's, updated by message_delta's. */
   private usage: Record<string, unknown> = {};
 
@@ -69,7 +70,11 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     const out: StreamEvent[] = [];
     for (const data of payloads) {
       if (this.finished) break;
-      const event = parseJsonObject(data, 'anthropic sent an event that is not JSON', 'anthropic sent an event that is not an object');
+      const event = streamEventObject(data);
+      if (event === undefined) {
+        this.skippedEvents++;
+        continue;
+      }
       if (this.native) this.relay(data, event, out);
       else this.translate(event, out);
     }

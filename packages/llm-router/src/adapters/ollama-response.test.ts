@@ -75,7 +75,9 @@ describe('OllamaStreamDecoder', () => {
     expect(events[2]).toEqual({ type: 'error', message: 'out of memory' });
   });
 
-  it('throws on a line that is not JSON', () => {
-    expect(() => new OllamaStreamDecoder().push(enc('{not json\n'))).toThrow(/not JSON/);
+  it('skips and counts a line that is not JSON', () => {
+    const decoder = new OllamaStreamDecoder();
+    expect(decoder.push(enc('{not json\n'))).toEqual([]);
+    expect(decoder.skippedEvents).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import type { Usage } from '../types.js';
 import { InvalidResponseError, type StreamDecoder, type StreamEvent } from './adapter.js';
-import { parseJsonObject } from './http.js';
+import { streamEventObject } from './stream-event-json.js';
 import { isPlainObject } from '../plain-object.js';
 import { NdjsonParser } from './ndjson-parser.js';
 import { checkedUsage } from './token-usage.js';
@@ -95,6 +95,7 @@ export class OllamaStreamDecoder implements StreamDecoder {
   private sentRole = false;
   private toolCallCount = 0;
   private finished = false;
+  skippedEvents = 0;
 
   /** `maxEventBytes`: `max_stream_event_bytes` (the default when omitted). */
   constructor(maxEventBytes?: number) {
@@ -113,7 +114,11 @@ export class OllamaStreamDecoder implements StreamDecoder {
     const out: StreamEvent[] = [];
     for (const line of lines) {
       if (this.finished) break;
-      const native = parseJsonObject(line, 'ollama sent a line that is not JSON', 'ollama sent a line that is not an object');
+      const native = streamEventObject(line);
+      if (native === undefined) {
+        this.skippedEvents++;
+        continue;
+      }
       if (native.error !== undefined && native.error !== null) {
         out.push({ type: 'error', message: typeof native.error === 'string' ? native.error : 'error event' });
         continue;

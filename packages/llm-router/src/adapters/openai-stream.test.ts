@@ -20,11 +20,15 @@ describe('OpenAIStreamDecoder', () => {
     ]);
   });
 
-  it('reports error events and throws on malformed chunks', () => {
+  it('reports error events; skips and counts malformed chunks, the stream going on', () => {
     expect(new OpenAIStreamDecoder().push(sse('{"error":{"message":"overloaded"}}'))).toEqual([
       { type: 'error', message: 'overloaded' },
     ]);
-    expect(() => new OpenAIStreamDecoder().push(sse('{not json'))).toThrow(/not JSON/);
+    const decoder = new OpenAIStreamDecoder();
+    expect(decoder.push(sse('{not json'))).toEqual([]);
+    expect(decoder.push(sse('[1,2]'))).toEqual([]);
+    expect(decoder.skippedEvents).toBe(2);
+    expect(decoder.push(sse('[DONE]'))).toEqual([{ type: 'done' }]);
   });
 
   it('treats an end after a finish chunk as complete, and an end without one as not', () => {

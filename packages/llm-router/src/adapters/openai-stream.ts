@@ -1,8 +1,8 @@
 import { choiceFinishReasons } from './choice-finish-reasons.js';
 import type { StreamDecoder, StreamEvent } from './adapter.js';
-import { parseJsonObject } from './http.js';
 import { isPlainObject } from '../plain-object.js';
 import { SseParser } from './sse-parser.js';
+import { streamEventObject } from './stream-event-json.js';
 import { withoutNullUsage } from './stream-usage.js';
 import { toUsage } from './token-usage.js';
 
@@ -20,12 +20,14 @@ const DONE: StreamEvent = { type: 'done' };
  * tell a malformed chunk from a good one: a truncated or garbled chunk after
  * the commit must still end the stream with an error event rather than be
  * relayed as if it were valid, and a scan would also misread those words
- * inside content. So the parse stays.
+ * inside content. So the parse stays. (Such a chunk is skipped and counted,
+ * not relayed: stream-event-json.ts.)
  */
 export class OpenAIStreamDecoder implements StreamDecoder {
   private readonly sse: SseParser;
   private sawDone = false;
   private sawFinish = false;
+  skippedEvents = 0;
 
   /**
    * `maxEventBytes`: `max_stream_event_bytes` (the default when omitted).
@@ -56,7 +58,12 @@ export class OpenAIStreamDecoder implements StreamDecoder {
     const out: StreamEvent[] = [];
     for (const data of payloads) {
       if (this.sawDone) break;
-      const event = decodeChunk(data, this.hideUsage);
+      const value = data === '[DONE]' ? undefined : streamEventObject(data);
+      if (data !== '[DONE]' && value === undefined) {
+        this.skippedEvents++;
+        continue;
+      }
+      const event = value === undefined ? DONE : decodeChunk(data, value, this.hideUsage);
       if (event === DONE) this.sawDone = true;
       else if (event.type === 'chunk' && event.finish === true) this.sawFinish = true;
       out.push(event);
@@ -65,9 +72,7 @@ export class OpenAIStreamDecoder implements StreamDecoder {
   }
 }
 
-function decodeChunk(data: string, hideUsage: boolean): StreamEvent {
-  if (data === '[DONE]') return DONE;
-  const value = parseJsonObject(data, 'stream chunk is not JSON', 'stream chunk is not an object');
+function decodeChunk(data: string, value: Record<string, unknown>, hideUsage: boolean): StreamEvent {
   if (value.error !== undefined && value.error !== null) return { type: 'error', message: errorMessage(value.error) };
   const flags = inspectChoices(value.choices);
   const usage = toUsage(value.usage);

@@ -81,6 +81,13 @@ export class AttemptLog {
     if (this.observer !== undefined) this.observe(attempt, extra?.answer);
   }
 
+  /** Adds `text` to the detail of the last attempt of `target` (what its committed stream met after the commit). */
+  note(target: string, text: string): void {
+    const attempt: Mutable<Attempt> | undefined = this.attempts.findLast((a) => a.target === target);
+    if (attempt === undefined) return;
+    attempt.detail = attempt.detail === undefined ? text : `${attempt.detail}; ${text}`;
+  }
+
   /**
    * The request is over: publish the last attempt (it did not fail over) and
    * describe what happened. `retryAt` (epoch ms) becomes the clamped

@@ -23,6 +23,7 @@ import { Lease } from './lease.js';
 import type { OperationSpec } from './operation.js';
 import type { AnswerChecks } from './inspect-answer.js';
 import { readUntilCommit, type StreamEnd } from './stream-commit.js';
+import { scrubErrorBody } from '../health/redact.js';
 
 export type CallOutcome = { readonly kind: 'result'; readonly result: RouterResult } | { readonly kind: 'failed'; readonly decision: Decision };
 
@@ -127,7 +128,7 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, l
     c.target.id,
     c.request.signal,
     c.answerChecks.checks,
-    (end) => streamEnded(c, streamLease, end),
+    (end) => streamEnded(c, streamLease, end, open.decoder.skippedEvents),
     c.target.settings.maxPreCommitBytes,
   );
   timer.stop();
@@ -149,13 +150,18 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, l
     get usage() {
       return events.usage;
     },
+    get skippedEvents() {
+      return open.decoder.skippedEvents;
+    },
   };
   return { kind: 'result', result };
 }
 
 /** A committed stream is over (called once): free what it holds; a break after the commit counts against the provider. */
-function streamEnded(c: TargetCall, streamLease: Lease, end: StreamEnd): void {
+function streamEnded(c: TargetCall, streamLease: Lease, end: StreamEnd, skippedEvents: number): void {
   streamLease.release();
+  // The attempt was recorded `ok` at the commit; it also says what the stream went on without.
+  if (skippedEvents > 0) c.log.note(c.target.id, `skipped ${skippedEvents} unparsable stream event${skippedEvents === 1 ? '' : 's'}`);
   if (end.kind === 'interrupted') {
     c.deps.health.reportFailure(c.provider.name, `stream_interrupted: ${end.reason}`, c.target.settings);
   }
@@ -172,7 +178,7 @@ function httpFailed(c: TargetCall, res: HttpFailure, started: number): CallOutco
       kind: 'upstream_error',
       ...settle(c, 'rejected', decision.reason, started, res, decision.detail),
       status: res.status,
-      body: redact(res.body, c.provider.secrets),
+      body: scrubErrorBody(res.body, c.provider.secrets),
       contentType: res.contentType,
     },
   };
@@ -225,11 +231,4 @@ function withNote(detail: string | undefined, c: TargetCall): string | undefined
   const note = c.trimmed?.note;
   if (note === undefined) return detail;
   return detail === undefined ? note : `${detail}; ${note}`;
-}
-
-/** An upstream error body is relayed verbatim, except that our own credentials never leave the process. */
-function redact(body: string, secrets: readonly string[]): string {
-  let result = body;
-  for (const secret of secrets) if (secret.length >= 4 && result.includes(secret)) result = result.split(secret).join('[redacted]');
-  return result;
 }

@@ -35,20 +35,22 @@ function openWith(texts: string[]): { -readonly [K in keyof StreamOpen]: StreamO
 const delta = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
 
 describe('a committed stream', () => {
-  it('a malformed chunk after the commit ends it with stream_interrupted, never relayed as a chunk', async () => {
-    const open = openWith([delta('Hello'), 'data: {"choices":[{"delta":{"content":" wor\n\n', 'data: [DONE]\n\n']);
+  it('a malformed chunk after the commit is skipped, never relayed as a chunk; the stream goes on to its end', async () => {
+    const open = openWith([delta('Hello'), 'data: {"choices":[{"delta":{"content":" wor\n\n', delta(' world'), 'data: [DONE]\n\n']);
     const ends: StreamEnd[] = [];
     const pre = await readUntilCommit(open, 't/m', undefined, new Set(), (end) => ends.push(end), 1024 * 1024);
     if (pre.kind !== 'committed') throw new Error('expected a commit');
     const seen: string[] = [];
-    await expect(
-      (async () => {
-        for await (const chunk of pre.stream) seen.push(chunk);
-      })(),
-    ).rejects.toMatchObject({ code: 'stream_interrupted' });
-    expect(seen).toHaveLength(1);
-    expect(ends).toEqual([{ kind: 'interrupted', reason: 'invalid_response' }]);
-    expect(open.destroyed).toBe(true);
+    for await (const chunk of pre.stream) seen.push(chunk);
+    expect(seen).toHaveLength(2);
+    expect(ends).toEqual([{ kind: 'complete' }]);
+    expect(open.decoder.skippedEvents).toBe(1);
+  });
+
+  it('a stream whose only events cannot be parsed fails before the commit as invalid_response', async () => {
+    const open = openWith(['data: {not json\n\n', 'data: [DONE]\n\n']);
+    const pre = await readUntilCommit(open, 't/m', undefined, new Set(), () => undefined, 1024 * 1024);
+    expect(pre).toMatchObject({ kind: 'failed', failure: { kind: 'error' } });
   });
 
   it('an event over max_stream_event_bytes after the commit ends it with stream_interrupted (response_too_large)', async () => {

@@ -1,4 +1,4 @@
-import { ResponseTooLargeError, type StreamEvent, type StreamOpen } from '../adapters/adapter.js';
+import { InvalidResponseError, ResponseTooLargeError, type StreamEvent, type StreamOpen } from '../adapters/adapter.js';
 import { abortedError, RouterError } from '../errors.js';
 import type { AnswerCheck, AnswerFacts, CallObserver, CancelSignal, RequestOutcome, Usage } from '../types.js';
 import { streamFinishReasons, streamStartFacts } from './answer-facts.js';
@@ -73,7 +73,7 @@ export async function readUntilCommit(
       for (let i = 0; i < events.length; i++) {
         const event = events[i]!;
         if (event.type === 'error') return fail(open, { kind: 'stream_error', message: event.message });
-        if (event.type === 'done') return fail(open, { kind: 'empty', reason: 'empty_stream' });
+        if (event.type === 'done') return fail(open, emptyStream(open));
         if (event.filtered === true && checks.has('content_filter')) {
           return fail(open, { kind: 'invalid_answer', reason: 'content_filter', detail: 'finish_reason content_filter before any content' });
         }
@@ -91,7 +91,7 @@ export async function readUntilCommit(
           return fail(open, { kind: 'error', error });
         }
       }
-      if (step.done === true) return fail(open, { kind: 'empty', reason: 'empty_stream' });
+      if (step.done === true) return fail(open, emptyStream(open));
     }
   } catch (error) {
     open.body.destroy();
@@ -103,6 +103,13 @@ function fail(open: StreamOpen, failure: Failure): PreCommit {
   // Closing the connection is cheaper than reading an unwanted rest, and stops token spend.
   open.body.destroy();
   return { kind: 'failed', failure };
+}
+
+/** A stream that ended before any delta: empty, or malformed when all it carried were events that could not be parsed. */
+function emptyStream(open: StreamOpen): Failure {
+  const skipped = open.decoder.skippedEvents;
+  if (skipped === 0) return { kind: 'empty', reason: 'empty_stream' };
+  return { kind: 'error', error: new InvalidResponseError(`the stream ended before any delta; ${skipped} event${skipped === 1 ? '' : 's'} could not be parsed`) };
 }
 
 /**
