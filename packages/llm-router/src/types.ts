@@ -28,6 +28,7 @@ export interface Settings {
   rateLimitCooldownMs: number; // default 15_000 (15 s), or the upstream's Retry-After
   connectTimeoutMs: number; // default 5_000 (5 s)
   firstByteTimeoutMs: number; // default 45_000 cloud, 300_000 local (ollama)
+  streamIdleTimeoutMs: number; // default 30_000 (30 s): the longest silence inside a committed stream
   retries: number; // default 0: retry the same target this many times before failing over
   retryMaxWaitMs: number; // default 10_000 (10 s): cap on a honoured Retry-After between retries
   maxResponseBytes: number; // default 33_554_432 (32 MiB): a larger non-stream answer fails over (response_too_large)

@@ -24,6 +24,7 @@ export const FAILURE_REASONS = [
   'dns',
   'connect_timeout',
   'first_byte_timeout',
+  'stream_idle_timeout', // a committed stream went silent (recorded on the stream's end, not as a failover)
   'socket_closed',
   'upstream_error', // any other error the call threw
   'stream_error', // an error event before the first delta

@@ -129,6 +129,7 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, l
     c.answerChecks.checks,
     (end) => streamEnded(c, streamLease, end),
     c.target.settings.maxPreCommitBytes,
+    c.target.settings.streamIdleTimeoutMs,
   );
   timer.stop();
   if (pre.kind === 'failed') return failed(c, pre.failure, started);

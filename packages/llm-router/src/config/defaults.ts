@@ -12,6 +12,10 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   rateLimitCooldownMs: 15_000, // 15 s cooldown after a 429 without Retry-After
   connectTimeoutMs: 5_000, // 5 s to open a TCP/TLS connection
   firstByteTimeoutMs: 45_000, // 45 s to the first byte from a cloud provider
+  // 30 s: inside a committed stream the model is loaded and generating, so tokens (or a provider's
+  // keep-alive comments) come every few ms to seconds; a half-minute gap is a stuck upstream, local or cloud.
+  // Apart from first_byte_timeout, whose 45 s / 300 s budget covers queueing and model loading before it.
+  streamIdleTimeoutMs: 30_000,
   retries: 0, // retries of the same target before failing over
   retryMaxWaitMs: 10_000, // 10 s cap on a honoured Retry-After between retries
   // Bounds on what an upstream can make the gateway hold in memory (see docs/configuration.md, "settings").

@@ -64,6 +64,7 @@ export const SETTING_SPECS: Readonly<Record<string, SettingSpec>> = {
   rate_limit_cooldown: { field: 'rateLimitCooldownMs', kind: 'duration' },
   connect_timeout: { field: 'connectTimeoutMs', kind: 'duration', positive: true },
   first_byte_timeout: { field: 'firstByteTimeoutMs', kind: 'duration', positive: true },
+  stream_idle_timeout: { field: 'streamIdleTimeoutMs', kind: 'duration', positive: true },
   retries: { field: 'retries', kind: 'count', min: 0 },
   retry_max_wait: { field: 'retryMaxWaitMs', kind: 'duration' },
   max_response_bytes: { field: 'maxResponseBytes', kind: 'size' },
