@@ -39,6 +39,10 @@ export interface Settings {
   contextWindow?: number | undefined;
   /** Tokens kept free for the answer when the request sets no `max_tokens` (default 512). */
   contextReserve: number;
+  /** Realtime: how long to wait for a slot of a full target before moving on to the next usable one (default 0). */
+  queueTimeoutMs: number;
+  /** Background: how long to wait for a slot of a full target (default 600_000, 10 min). */
+  backgroundQueueTimeoutMs: number;
 }
 
 /** USD per million tokens. */
@@ -87,6 +91,21 @@ export interface ProviderConfig {
    * Default true; false for the built-in cloud providers (built-in-providers.ts).
    */
   readonly propagateTrace: boolean;
+  /** `max_concurrency`: requests in flight to this provider (all its models) at once; undefined: unlimited. */
+  readonly concurrency?: ConcurrencyLimit | undefined;
+}
+
+/**
+ * A `max_concurrency` in force for a target: its provider's (all its models
+ * count together) or the chain entry's own (that target counts alone).
+ */
+export interface ConcurrencyLimit {
+  /** The counter it shares: `provider:<name>` or `target:<id>`. */
+  readonly key: string;
+  readonly kind: 'provider' | 'target';
+  readonly name: string;
+  /** The configured total (a replica's share of it: RouterOptions.capacityShare). */
+  readonly limit: number;
 }
 
 /** One member of an alias chain. */
@@ -107,6 +126,8 @@ export interface TargetConfig {
   readonly settings: Settings;
   /** The target's own `price`, else its provider's; undefined: cost unknown. */
   readonly price: Price | undefined;
+  /** The chain entry's own `max_concurrency`, else its provider's; undefined: unlimited. */
+  readonly concurrency?: ConcurrencyLimit | undefined;
 }
 
 /** What an alias serves: `chat` (`/v1/chat/completions`, the default) or `embedding` (`/v1/embeddings`). */

@@ -25,6 +25,10 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   maxPreCommitBytes: 1024 * 1024, // 1 MiB: stream chunks held back before the first content delta
   contextWindow: undefined, // tokens; unknown unless configured (Ollama: its num_ctx, see context-window.ts)
   contextReserve: 512, // tokens kept for the answer when the request sets no max_tokens
+  // A realtime request never waits for a full target while another one of its chain is usable.
+  queueTimeoutMs: 0,
+  // Background work keeps a busy local GPU fed instead of spending cloud quota; 10 min bounds a stuck box.
+  backgroundQueueTimeoutMs: 600_000,
 });
 
 /**
