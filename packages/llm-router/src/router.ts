@@ -191,7 +191,21 @@ class ManaRouter implements Router {
   }
 
   aliases(): AliasView[] {
-    return this.cache.aliasView(this.snapshot);
+    const snapshot = this.snapshot;
+    const book = this.deps.concurrency;
+    return this.cache.aliasView(snapshot).map((view) => {
+      const chain = snapshot.aliases.get(view.alias)?.chain;
+      if (chain === undefined || !chain.some((t) => t.concurrency !== undefined)) return view;
+      return {
+        ...view,
+        chain: view.chain.map((t, i) => {
+          const limit = chain[i]?.concurrency;
+          if (limit === undefined) return t;
+          const state = book.state(limit);
+          return { ...t, load: { counts: limit.kind, ...state, saturated: state.inFlight >= state.limit } };
+        }),
+      };
+    });
   }
 
   models(): string[] {

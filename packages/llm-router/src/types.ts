@@ -443,6 +443,19 @@ export interface TargetView {
   readonly until: string | null;
   /** For `unconfigured`: why (e.g. `missing api key (GROQ_API_KEY)`). */
   readonly reason: string | null;
+  /** Its `max_concurrency` now; absent when it declares none. */
+  readonly load?: TargetLoadView;
+}
+
+/** A target's `max_concurrency` count now (`saturated`: at its limit, so a realtime request passes it by). */
+export interface TargetLoadView {
+  /** What the count covers: `provider` (all its models) or the `target` alone. */
+  readonly counts: 'provider' | 'target';
+  readonly inFlight: number;
+  /** The effective local limit (a replica's share of the configured total). */
+  readonly limit: number;
+  readonly queued: number;
+  readonly saturated: boolean;
 }
 
 export interface AliasView {
