@@ -44,6 +44,7 @@ describe('a saturated local GPU', () => {
     const view: Json = await (await fetch(`${gw.url}/v1/aliases`)).json();
     const target = view.data.find((a: Json) => a.alias === 'mana/fast-text').chain[0];
     expect(target.load).toEqual({ counts: 'provider', in_flight: 2, limit: 2, queued: 0, saturated: true });
+    expect(await (await fetch(`${gw.url}/metrics`)).text()).toContain('mana_llm_target_in_flight{target="gpu/m"} 2');
 
     const started = Date.now();
     const plain = await client.chat.completions.create({ model: 'mana/fast-text', messages });
@@ -57,6 +58,9 @@ describe('a saturated local GPU', () => {
 
     for (const answer of await Promise.all(onGpu)) expect(answer.choices[0]!.message.content).toContain('via gpu');
     expect(gpu.requests.filter((q) => q.model === 'm')).toHaveLength(2);
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).toContain('mana_llm_spills_total{alias="mana/fast-text",from="gpu/m",to="cloud/m",reason="saturated"} 2');
+    expect(metrics).toContain('mana_llm_target_in_flight{target="gpu/m"} 0');
   });
 
   it('ends a stream that stalls after its first tokens with an error event within stream_idle_timeout', async () => {
