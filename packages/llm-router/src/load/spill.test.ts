@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/load-config.js';
 import { otherAliases } from '../config/test-configs.js';
-import { createRouter, type Router } from '../router.js';
+import { createRouter, type Router, type RouterOptions } from '../router.js';
 import type { Priority, RouterResult } from '../types.js';
 import { failure, useFakePair } from '../test-support.js';
 
@@ -13,7 +13,7 @@ import { failure, useFakePair } from '../test-support.js';
 const fakes = useFakePair({ names: ['gpu', 'cloud'] });
 const WORK_MS = 400;
 
-function start(chain: string, settings = ''): Router {
+function start(chain: string, settings = '', capacityShare?: RouterOptions['capacityShare']): Router {
   const config = parseConfig(
     `settings: { probe_interval: 1h${settings} }
 background_concurrency: 10
@@ -25,7 +25,7 @@ aliases:
 ${otherAliases('mana/fast-text')}`,
     { env: {} },
   );
-  return fakes.use(createRouter({ config }));
+  return fakes.use(createRouter(capacityShare === undefined ? { config } : { config, capacityShare }));
 }
 
 const ask = (r: Router, stream: boolean, priority: Priority = 'realtime', signal?: AbortSignal): Promise<RouterResult> =>
@@ -115,6 +115,18 @@ describe('the queue', () => {
     expect(Date.now() - started).toBeLessThan(100);
     await Promise.all(busy);
     expect(fakes.a.requests.filter((q) => q.operation === 'chat')).toHaveLength(2); // the aborted one never reached the box
+  });
+
+  it('takes the effective limit from capacityShare (a replica\'s share of the total), asked on each check', async () => {
+    fakes.a.on('m', { kind: 'answer', headerDelayMs: WORK_MS });
+    const asked: unknown[] = [];
+    const r = start('[gpu/m, cloud/m]', '', (total, subject) => {
+      asked.push({ total, ...subject });
+      return total / 2;
+    });
+    const results = await Promise.all([ask(r, false), ask(r, false)]);
+    expect(results.map((res) => res.outcome.target).sort()).toEqual(['cloud/m', 'gpu/m']);
+    expect(asked[0]).toEqual({ total: 2, kind: 'provider', name: 'gpu', limit: 'max_concurrency' });
   });
 
   it('refuses a bad max_concurrency at load, with its line', () => {
