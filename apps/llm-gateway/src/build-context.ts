@@ -117,6 +117,7 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
 function observedMetrics(router: GatewayRouter, logger: Logger, defaultMetrics: boolean | undefined): GatewayMetrics {
   const metrics = new GatewayMetrics({ defaultMetrics });
   metrics.healthSource(() => router.health());
+  metrics.loadSource(() => router.aliases());
   metrics.labelTargetsOf(() => router.config);
   router.on('attempt', (event) => metrics.onAttempt(event));
   router.on('health', (event) => {

@@ -8,6 +8,7 @@ import { loadConfigFile } from './config/load-config.js';
 import { RouterError } from './errors.js';
 import { HealthCache } from './health/health-cache.js';
 import { HealthProbe } from './health/health-probe.js';
+import { ConcurrencyBook, type CapacityShare } from './load/concurrency.js';
 import type {
   AliasView,
   ConfigSnapshot,
@@ -30,6 +31,12 @@ export interface RouterOptions {
   readonly now?: () => number;
   /** Random source for the weighted strategy (default `Math.random`). */
   readonly random?: () => number;
+  /**
+   * The effective local limit of a configured capacity (`max_concurrency`),
+   * asked on every check, so it must be cheap: with several replicas, this
+   * replica's share of the total. Default: the total itself.
+   */
+  readonly capacityShare?: CapacityShare;
 }
 
 export interface Router {
@@ -64,6 +71,10 @@ export interface Router {
   observeHealthTransitions(observer: (transition: HealthTransition) => void): () => void;
   /** Applies a transition learned from elsewhere to the local health cache (not re-announced); true if it changed anything. */
   applyHealthTransition(transition: HealthTransition): boolean;
+}
+
+function identityShare(total: number): number {
+  return total;
 }
 
 export function createRouter(options: RouterOptions): Router {
@@ -109,6 +120,7 @@ class ManaRouter implements Router {
         return n;
       },
       inFlight: new InFlight(),
+      concurrency: new ConcurrencyBook(options.capacityShare ?? identityShare),
       gate: new BackgroundGate(),
       probe: (provider) => void this.probe.probeProvider(provider),
       schemas: createSchemaChecker(),
@@ -179,7 +191,21 @@ class ManaRouter implements Router {
   }
 
   aliases(): AliasView[] {
-    return this.cache.aliasView(this.snapshot);
+    const snapshot = this.snapshot;
+    const book = this.deps.concurrency;
+    return this.cache.aliasView(snapshot).map((view) => {
+      const chain = snapshot.aliases.get(view.alias)?.chain;
+      if (chain === undefined || !chain.some((t) => t.concurrency !== undefined)) return view;
+      return {
+        ...view,
+        chain: view.chain.map((t, i) => {
+          const limit = chain[i]?.concurrency;
+          if (limit === undefined) return t;
+          const state = book.state(limit);
+          return { ...t, load: { counts: limit.kind, ...state, saturated: state.inFlight >= state.limit } };
+        }),
+      };
+    });
   }
 
   models(): string[] {

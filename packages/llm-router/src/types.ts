@@ -28,6 +28,7 @@ export interface Settings {
   rateLimitCooldownMs: number; // default 15_000 (15 s), or the upstream's Retry-After
   connectTimeoutMs: number; // default 5_000 (5 s)
   firstByteTimeoutMs: number; // default 45_000 cloud, 300_000 local (ollama)
+  streamIdleTimeoutMs: number; // default 30_000 (30 s): the longest silence inside a committed stream
   retries: number; // default 0: retry the same target this many times before failing over
   retryMaxWaitMs: number; // default 10_000 (10 s): cap on a honoured Retry-After between retries
   maxResponseBytes: number; // default 33_554_432 (32 MiB): a larger non-stream answer fails over (response_too_large)
@@ -38,6 +39,10 @@ export interface Settings {
   contextWindow?: number | undefined;
   /** Tokens kept free for the answer when the request sets no `max_tokens` (default 512). */
   contextReserve: number;
+  /** Realtime: how long to wait for a slot of a full target before moving on to the next usable one (default 0). */
+  queueTimeoutMs: number;
+  /** Background: how long to wait for a slot of a full target (default 600_000, 10 min). */
+  backgroundQueueTimeoutMs: number;
 }
 
 /** USD per million tokens. */
@@ -86,6 +91,21 @@ export interface ProviderConfig {
    * Default true; false for the built-in cloud providers (built-in-providers.ts).
    */
   readonly propagateTrace: boolean;
+  /** `max_concurrency`: requests in flight to this provider (all its models) at once; undefined: unlimited. */
+  readonly concurrency?: ConcurrencyLimit | undefined;
+}
+
+/**
+ * A `max_concurrency` in force for a target: its provider's (all its models
+ * count together) or the chain entry's own (that target counts alone).
+ */
+export interface ConcurrencyLimit {
+  /** The counter it shares: `provider:<name>` or `target:<id>`. */
+  readonly key: string;
+  readonly kind: 'provider' | 'target';
+  readonly name: string;
+  /** The configured total (a replica's share of it: RouterOptions.capacityShare). */
+  readonly limit: number;
 }
 
 /** One member of an alias chain. */
@@ -106,6 +126,8 @@ export interface TargetConfig {
   readonly settings: Settings;
   /** The target's own `price`, else its provider's; undefined: cost unknown. */
   readonly price: Price | undefined;
+  /** The chain entry's own `max_concurrency`, else its provider's; undefined: unlimited. */
+  readonly concurrency?: ConcurrencyLimit | undefined;
 }
 
 /** What an alias serves: `chat` (`/v1/chat/completions`, the default) or `embedding` (`/v1/embeddings`). */
@@ -423,6 +445,19 @@ export interface TargetView {
   readonly until: string | null;
   /** For `unconfigured`: why (e.g. `missing api key (GROQ_API_KEY)`). */
   readonly reason: string | null;
+  /** Its `max_concurrency` now; absent when it declares none. */
+  readonly load?: TargetLoadView;
+}
+
+/** A target's `max_concurrency` count now (`saturated`: at its limit, so a realtime request passes it by). */
+export interface TargetLoadView {
+  /** What the count covers: `provider` (all its models) or the `target` alone. */
+  readonly counts: 'provider' | 'target';
+  readonly inFlight: number;
+  /** The effective local limit (a replica's share of the configured total). */
+  readonly limit: number;
+  readonly queued: number;
+  readonly saturated: boolean;
 }
 
 export interface AliasView {

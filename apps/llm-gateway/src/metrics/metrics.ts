@@ -7,7 +7,7 @@
  * provider health is read from the router at scrape time.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AttemptEvent, ConfigSnapshot, ProviderHealthView } from '@mana/llm-router';
+import type { AliasView, AttemptEvent, ConfigSnapshot, ProviderHealthView } from '@mana/llm-router';
 import type { RequestRecord } from '@mana/llm-usage-store';
 import { counterCells, LabelTree } from './label-cells.js';
 
@@ -146,6 +146,25 @@ export class GatewayMetrics {
     },
   );
   private liveKeyNames: (() => ReadonlySet<string>) | undefined;
+  private readonly spillCells = counterCells(this.registry, {
+    name: 'mana_llm_spills_total',
+    help: 'Requests that passed a target by because it was full (max_concurrency), by alias, the full target and the one tried next.',
+    labelNames: ['alias', 'from', 'to', 'reason'],
+  });
+  private loadReader: (() => readonly AliasView[]) | undefined;
+  private readonly targetInFlight = new Gauge({
+    name: 'mana_llm_target_in_flight',
+    help: 'Requests in flight counted against a target\'s max_concurrency (targets that declare one).',
+    labelNames: ['target'] as const,
+    registers: [this.registry],
+    collect: () => this.setTargetLoad(),
+  });
+  private readonly targetQueueDepth = new Gauge({
+    name: 'mana_llm_target_queue_depth',
+    help: 'Requests waiting for a slot of a target at its max_concurrency (targets that declare one).',
+    labelNames: ['target'] as const,
+    registers: [this.registry],
+  });
   private readonly attemptsCells = counterCells(this.registry, {
     name: 'mana_llm_attempts_total',
     help: 'Planned targets by outcome (ok, skipped, failed, rejected, aborted).',
@@ -289,6 +308,7 @@ export class GatewayMetrics {
     if (a.failedOver) {
       const next = event.nextTarget === undefined ? NONE_LABEL : this.targetLabel(event.nextTarget);
       this.fallbackCells.cell(target, next, reasonLabel(a.reason)).value += 1;
+      if (a.reason === 'saturated') this.spillCells.cell(event.alias ?? DIRECT_ALIAS_LABEL, target, next, a.reason).value += 1;
     }
   }
 
@@ -297,6 +317,26 @@ export class GatewayMetrics {
     this.providerHealthy.reset();
     // A provider nothing has checked yet has no series: absent is "not known", 0 would claim an outage.
     for (const v of views) if (v.healthy !== null) this.providerHealthy.set({ provider: v.provider }, v.healthy ? 1 : 0);
+  }
+
+  /** Keeps `mana_llm_target_in_flight` / `_queue_depth` current at every scrape (read from the aliases view). */
+  loadSource(read: () => readonly AliasView[]): void {
+    this.loadReader = read;
+  }
+
+  /** One series per target with a max_concurrency (a target in several chains counted once). */
+  private setTargetLoad(): void {
+    const read = this.loadReader;
+    if (read === undefined) return;
+    this.targetInFlight.reset();
+    this.targetQueueDepth.reset();
+    for (const alias of read()) {
+      for (const t of alias.chain) {
+        if (t.load === undefined) continue;
+        this.targetInFlight.set({ target: t.target }, t.load.inFlight);
+        this.targetQueueDepth.set({ target: t.target }, t.load.queued);
+      }
+    }
   }
 
   /** Keeps `mana_llm_provider_healthy` current at every scrape. */

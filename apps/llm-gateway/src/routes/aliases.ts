@@ -18,6 +18,10 @@ export function handleAliases(ctx: GatewayContext, res: ServerResponse, requestI
       state: t.state,
       until: t.until,
       reason: t.reason,
+      // Only for a target with a `max_concurrency`: its count now (`saturated` while full).
+      ...(t.load === undefined
+        ? {}
+        : { load: { counts: t.load.counts, in_flight: t.load.inFlight, limit: t.load.limit, queued: t.load.queued, saturated: t.load.saturated } }),
     })),
   }));
   sendJson(res, ctx.state, 200, { object: 'list', data }, { 'x-request-id': requestId });

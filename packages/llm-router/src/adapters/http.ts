@@ -81,7 +81,9 @@ export function splitBaseUrl(baseUrl: string): Endpoint {
  * a native timer per chunk), which is plenty for a gap measured in seconds.
  */
 export function bodyTimeout(target: TargetConfig): number {
-  return target.settings.firstByteTimeoutMs;
+  // A backstop only: before a stream's commit the first-byte timer bounds it, after it the
+  // committed stream's own idle timer (stream-commit.ts), both precise; this must not fire first.
+  return Math.max(target.settings.firstByteTimeoutMs, target.settings.streamIdleTimeoutMs);
 }
 
 /**

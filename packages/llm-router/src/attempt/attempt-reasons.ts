@@ -15,6 +15,7 @@ export const SKIP_REASONS = [
   'unsupported_request', // the request cannot be expressed in the target's protocol
   'unsupported_parameter', // the target's protocol cannot honour a request parameter (named in `detail`)
   'context_too_small', // estimated not to fit the target's `context_window`
+  'saturated', // `max_concurrency` requests in flight already (and queue_timeout passed); in-flight/limit in `detail`
 ] as const;
 
 /** Failed: the target was called and the request moved on (or ended, when it was the last). */
@@ -24,6 +25,7 @@ export const FAILURE_REASONS = [
   'dns',
   'connect_timeout',
   'first_byte_timeout',
+  'stream_idle_timeout', // a committed stream went silent (recorded on the stream's end, not as a failover)
   'socket_closed',
   'upstream_error', // any other error the call threw
   'stream_error', // an error event before the first delta

@@ -39,6 +39,8 @@ export interface TargetCall {
   readonly log: AttemptLog;
   /** What the request holds (its background slot): a committed stream takes it over. */
   readonly requestLease: Lease;
+  /** The target's `max_concurrency` slot, when it declares one: a committed stream takes it over. */
+  readonly slot?: Lease | undefined;
   /** What makes a 200 answer fail over (the alias's `fail_over_on`), worked out once per request. */
   readonly answerChecks: AnswerChecks;
   /**
@@ -130,11 +132,13 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, l
     c.answerChecks.checks,
     (end) => streamEnded(c, streamLease, end, open.decoder.skippedEvents),
     c.target.settings.maxPreCommitBytes,
+    c.target.settings.streamIdleTimeoutMs,
   );
   timer.stop();
   if (pre.kind === 'failed') return failed(c, pre.failure, started);
   lease.handOver(streamLease);
   c.requestLease.handOver(streamLease);
+  c.slot?.handOver(streamLease);
   c.deps.health.reportSuccess(c.provider.name);
   const events = pre.stream;
   // Told at the commit (its first event says the answer's id and model) and again when the stream ends.

@@ -30,9 +30,9 @@ describe('classifyFailure', () => {
     ['UND_ERR_HEADERS_TIMEOUT'],
     ['UND_ERR_BODY_TIMEOUT'],
     ['first_byte_timeout'], // attempt/first-byte-timer.ts
-  ])('%s → fail over as first_byte_timeout; the provider is probed rather than counted as failed', (code) => {
+  ])('%s → fail over as first_byte_timeout; the provider is probed rather than counted as failed, and never retried', (code) => {
     const d = classifyFailure({ kind: 'error', error: netError(code) }, ctx);
-    expect(d).toMatchObject({ action: 'fail_over', reason: 'first_byte_timeout', providerFailure: false, probeProvider: true, retryable: true });
+    expect(d).toMatchObject({ action: 'fail_over', reason: 'first_byte_timeout', providerFailure: false, probeProvider: true, retryable: false });
   });
 
   it('finds the code inside an AggregateError', () => {

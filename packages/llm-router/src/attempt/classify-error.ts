@@ -100,7 +100,9 @@ function classifyError(error: unknown): Decision {
     return failOver('unsupported_request', messageOf(error), { reachedNetwork: false });
   }
   const known = code === undefined ? undefined : NETWORK_CODES.get(code);
-  if (known !== undefined && known[0] === 'first_byte_timeout') return failOver(known[0], known[1], { probeProvider: true, retryable: true });
+  // Never retried: a target silent for first_byte_timeout would most likely be silent again, and each retry
+  // would add a whole timeout to the user's wait (with retries: 2, three timeouts before the fallback).
+  if (known !== undefined && known[0] === 'first_byte_timeout') return failOver(known[0], known[1], { probeProvider: true });
   if (known !== undefined) return failOver(known[0], known[1], { providerFailure: true, retryable: true });
   // Anything else (an unexpected exception) still must not sink the request: try the next target.
   return failOver('upstream_error', code === undefined ? 'upstream call failed' : `upstream call failed (${code})`, {
@@ -172,13 +174,14 @@ function failOver(reason: AttemptReason, detail: string, extra: Partial<Decision
  * The attempt reason of a transport error after a stream committed (it can no
  * longer fail over; the reason only feeds health bookkeeping and the
  * `stream_interrupted` record). Malformed data stays `invalid_response`, a
- * line over `max_stream_event_bytes` stays `response_too_large`; anything else
+ * line over `max_stream_event_bytes` stays `response_too_large`, silence past
+ * `stream_idle_timeout` stays `stream_idle_timeout`; anything else
  * the body iterator throws means the connection broke off.
  * Only the error's own code counts here, as it always has.
  */
-export function classifyStreamBreak(error: unknown): 'invalid_response' | 'response_too_large' | 'socket_closed' {
+export function classifyStreamBreak(error: unknown): 'invalid_response' | 'response_too_large' | 'stream_idle_timeout' | 'socket_closed' {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === 'invalid_response' || code === 'response_too_large' ? code : 'socket_closed';
+  return code === 'invalid_response' || code === 'response_too_large' || code === 'stream_idle_timeout' ? code : 'socket_closed';
 }
 
 /**

@@ -15,8 +15,11 @@ import type {
   RouterResult,
   Settings,
   TargetConfig,
+  ConcurrencyLimit,
 } from '../types.js';
+import type { AttemptReason } from './attempt-reasons.js';
 import { AttemptLog } from './attempt-log.js';
+import type { ConcurrencyBook } from '../load/concurrency.js';
 import { type BackgroundGate, type InFlight, sleep } from './background-gate.js';
 import { callTarget, type CallOutcome } from './call-target.js';
 import { finalError } from './final-error.js';
@@ -47,6 +50,8 @@ export interface ExecuteDeps {
   /** The next round_robin counter value of an alias (increments it). */
   readonly rotation: (alias: string) => number;
   readonly inFlight: InFlight;
+  /** `max_concurrency` slots and their FIFO queues (only targets that declare a limit touch it). */
+  readonly concurrency: ConcurrencyBook;
   readonly gate: BackgroundGate;
   /** Checks a provider out of band now (joins a check already running); its result goes to the health cache. */
   readonly probe: (provider: ProviderConfig) => void;
@@ -150,40 +155,110 @@ class AttemptRun {
 
   /** Each target in plan order until one answers; on an `ignoring_health` walk, blocks that pass with time skip nothing. */
   private async walk(kind: PassKind): Promise<Pass> {
-    const { snapshot, deps, config, request, log } = this.r;
+    const { log } = this.r;
     const tally = new PassTally(kind);
-    for (const target of this.r.plan) {
-      // A prompt that cannot fit is never sent, whatever the target's health (Ollama would cut it silently).
-      const shortfall = this.fit?.check(target);
-      if (shortfall !== undefined) {
-        log.add(target, 'skipped', 'context_too_small', 0, { detail: `needs ~${shortfall.needed} tokens, context window ${shortfall.window}` });
-        tally.tooSmall();
+    const plan = this.r.plan;
+    for (let index = 0; index < plan.length; index++) {
+      const target = plan[index]!;
+      const ready = this.precheck(target, kind);
+      if (ready.kind === 'skip') {
+        log.add(target, 'skipped', ready.reason, 0, ready.detail === undefined ? undefined : { detail: ready.detail });
+        ready.count(tally);
         continue;
       }
-      const provider = snapshot.providers.get(target.provider);
-      const adapter = provider === undefined ? undefined : deps.adapters.get(provider.type);
-      // Before health: a target that cannot honour the request is no option whatever its state.
-      const parameters = config.kind === 'chat' && adapter !== undefined ? targetParameters(adapter, provider!, request) : AS_SENT;
-      if (parameters.kind === 'refused') {
-        log.add(target, 'skipped', 'unsupported_parameter', 0, { detail: cannotHonour(provider!, [parameters.param]) });
-        tally.cannotHonour(parameters.param);
-        continue;
+      let slot: Lease | undefined;
+      if (target.concurrency !== undefined) {
+        slot = await this.slotFor(target, target.concurrency, index, kind);
+        if (slot === undefined) {
+          tally.unusable();
+          continue;
+        }
       }
-      const check = deps.health.check(target, provider);
-      if (!check.ok && !(kind === 'ignoring_health' && isTransient(check.kind))) {
-        log.add(target, 'skipped', check.reason, 0, { detail: check.until === undefined ? undefined : `until ${new Date(check.until).toISOString()}` });
-        tally.blocked(check, isTransient(check.kind));
-        continue;
+      try {
+        const result = await this.tryTarget(target, ready.provider, ready.adapter, tally, ready.parameters, slot);
+        if (result !== undefined) return { kind: 'answered', result };
+      } finally {
+        // A committed stream took the slot over and frees it when it ends.
+        slot?.release();
       }
-      if (provider === undefined || adapter === undefined) {
-        log.add(target, 'skipped', 'unconfigured: unknown provider', 0);
-        tally.unusable();
-        continue;
-      }
-      const result = await this.tryTarget(target, provider, adapter, tally, parameters);
-      if (result !== undefined) return { kind: 'answered', result };
     }
     return { kind: 'exhausted', summary: tally.done() };
+  }
+
+  /** Whether `target` can be called at all now (fit, parameters, health, configuration), without logging anything. */
+  private precheck(target: TargetConfig, kind: PassKind): Precheck {
+    const { snapshot, deps, config, request } = this.r;
+    // A prompt that cannot fit is never sent, whatever the target's health (Ollama would cut it silently).
+    const shortfall = this.fit?.check(target);
+    if (shortfall !== undefined) {
+      return skip('context_too_small', `needs ~${shortfall.needed} tokens, context window ${shortfall.window}`, (t) => t.tooSmall());
+    }
+    const provider = snapshot.providers.get(target.provider);
+    const adapter = provider === undefined ? undefined : deps.adapters.get(provider.type);
+    // Before health: a target that cannot honour the request is no option whatever its state.
+    const parameters = config.kind === 'chat' && adapter !== undefined ? targetParameters(adapter, provider!, request) : AS_SENT;
+    if (parameters.kind === 'refused') {
+      const param = parameters.param;
+      return skip('unsupported_parameter', cannotHonour(provider!, [param]), (t) => t.cannotHonour(param));
+    }
+    const check = deps.health.check(target, provider);
+    if (!check.ok && !(kind === 'ignoring_health' && isTransient(check.kind))) {
+      return skip(check.reason, check.until === undefined ? undefined : `until ${new Date(check.until).toISOString()}`, (t) =>
+        t.blocked(check, isTransient(check.kind)),
+      );
+    }
+    if (provider === undefined || adapter === undefined) return skip('unconfigured: unknown provider', undefined, (t) => t.unusable());
+    return { kind: 'ready', provider, adapter, parameters };
+  }
+
+  /**
+   * A `max_concurrency` slot of `target`, or undefined when the request moves on
+   * (the skip is logged: `saturated`, with in-flight/limit). Realtime: waits
+   * `queue_timeout` (default 0) when a later target of the plan is usable now,
+   * else up to `first_byte_timeout` (a busy box alone never fails a request).
+   * Background: moves on at once only to a free target without a price, else
+   * waits up to `background_queue_timeout` (it keeps a busy local box fed
+   * rather than spend cloud quota). Waiters are served in arrival order.
+   */
+  private async slotFor(target: TargetConfig, limit: ConcurrencyLimit, index: number, kind: PassKind): Promise<Lease | undefined> {
+    const { deps, request, log } = this.r;
+    const started = deps.now();
+    const settings = target.settings;
+    let timeoutMs: number;
+    if (!deps.concurrency.hasRoom(limit)) {
+      if (this.background) timeoutMs = this.usableLater(index, kind, true) ? 0 : settings.backgroundQueueTimeoutMs;
+      else timeoutMs = this.usableLater(index, kind, false) ? settings.queueTimeoutMs : settings.firstByteTimeoutMs;
+    } else {
+      timeoutMs = 0;
+    }
+    const state = deps.concurrency.state(limit);
+    let release: (() => void) | undefined;
+    try {
+      release = await deps.concurrency.acquire(limit, timeoutMs, request.signal);
+    } catch (error) {
+      throw abortedError({ outcome: log.outcome(undefined), cause: error });
+    }
+    if (release === undefined) {
+      const waited = deps.now() - started;
+      const detail = `in flight ${state.inFlight}/${state.limit} (${limit.kind} ${limit.name}), ${state.queued} queued${waited > 0 ? `; waited ${waited} ms` : ''}`;
+      log.add(target, 'skipped', 'saturated', waited, { detail });
+      return undefined;
+    }
+    const lease = new Lease();
+    lease.hold(release);
+    return lease;
+  }
+
+  /** Whether a target after `index` could be called at once (background: only one without a price). */
+  private usableLater(index: number, kind: PassKind, freeOnly: boolean): boolean {
+    const plan = this.r.plan;
+    for (let j = index + 1; j < plan.length; j++) {
+      const next = plan[j]!;
+      if (freeOnly && next.price !== undefined) continue;
+      if (this.precheck(next, kind).kind !== 'ready') continue;
+      if (next.concurrency === undefined || this.r.deps.concurrency.hasRoom(next.concurrency)) return true;
+    }
+    return false;
   }
 
   /** One target, with its configured retries. Undefined: failed (counted in `tally`), try the next target. */
@@ -193,6 +268,7 @@ class AttemptRun {
     adapter: Adapter,
     tally: PassTally,
     parameters: Exclude<TargetParameters, { kind: 'refused' }>,
+    slot: Lease | undefined,
   ): Promise<RouterResult | undefined> {
     const { operation, request, alias, config, deps, log, lease, answerChecks } = this.r;
     const trimmed = parameters.kind === 'trimmed' ? { body: parameters.body, note: droppedDetail(provider, parameters.dropped) } : undefined;
@@ -209,6 +285,7 @@ class AttemptRun {
         deps,
         log,
         requestLease: lease,
+        slot,
         answerChecks,
       });
       if (outcome.kind === 'result') return outcome.result;
@@ -248,6 +325,20 @@ export function kindMismatch(snapshot: ConfigSnapshot, config: AliasConfig, want
       ` (${wanted} aliases: ${fitting.length === 0 ? 'none configured' : fitting.join(', ')})`,
     { knownAliases: fitting, outcome: noAttempts(alias), param: 'model' },
   );
+}
+
+/** A target's pre-call checks: callable with what the call needs, or skipped (how the pass counts it). */
+type Precheck =
+  | {
+      readonly kind: 'ready';
+      readonly provider: ProviderConfig;
+      readonly adapter: Adapter;
+      readonly parameters: Exclude<TargetParameters, { kind: 'refused' }>;
+    }
+  | { readonly kind: 'skip'; readonly reason: AttemptReason; readonly detail: string | undefined; readonly count: (tally: PassTally) => void };
+
+function skip(reason: AttemptReason, detail: string | undefined, count: (tally: PassTally) => void): Precheck {
+  return { kind: 'skip', reason, detail, count };
 }
 
 /** Skips that `try_anyway` may override: a target without a key or adapter cannot work at all. */

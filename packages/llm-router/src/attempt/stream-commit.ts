@@ -62,6 +62,8 @@ export async function readUntilCommit(
   checks: ReadonlySet<AnswerCheck>,
   onEnd: (end: StreamEnd) => void,
   maxPreCommitBytes: number,
+  /** `stream_idle_timeout`: the longest silence of the upstream after the commit; 0: unbounded. */
+  idleTimeoutMs = 0,
 ): Promise<PreCommit> {
   const it = open.body[Symbol.asyncIterator]();
   const held: StreamEvent[] = [];
@@ -83,7 +85,7 @@ export async function readUntilCommit(
         held.push(event);
         if (event.delta || event.refusal === true) {
           for (let j = i + 1; j < events.length; j++) held.push(events[j]!);
-          return { kind: 'committed', stream: new CommittedStream(open, it, held, target, signal, onEnd) };
+          return { kind: 'committed', stream: new CommittedStream(open, it, held, target, signal, onEnd, idleTimeoutMs) };
         }
         heldBytes += event.data.length + HELD_EVENT_OVERHEAD_BYTES;
         if (heldBytes > maxPreCommitBytes) {
@@ -128,6 +130,13 @@ export class CommittedStream implements AsyncIterableIterator<string> {
   /** The call's observer, told how the stream ended; the finish reasons of the events are kept for it (only then). */
   private watch: CallObserver | undefined;
   private finishReasons: string[] | undefined;
+  /**
+   * `stream_idle_timeout`, timed only while this stream waits on the upstream (a
+   * client slow to read is not the upstream's silence). One native timer per
+   * stream, re-armed with `refresh()` per read: precise, and no allocation per chunk.
+   */
+  private idle: NodeJS.Timeout | undefined;
+  private waiting = false;
 
   constructor(
     private readonly open: StreamOpen,
@@ -136,6 +145,7 @@ export class CommittedStream implements AsyncIterableIterator<string> {
     private readonly target: string,
     private readonly signal: CancelSignal | undefined,
     private readonly onEnd: (end: StreamEnd) => void,
+    private readonly idleTimeoutMs = 0,
   ) {
     this.queue = held;
   }
@@ -177,9 +187,12 @@ export class CommittedStream implements AsyncIterableIterator<string> {
       if (this.bodyEnded) throw this.interrupt('socket_closed', `${this.target} ended the stream without finishing it`);
       let step: IteratorResult<Uint8Array>;
       try {
+        this.armIdle();
         step = await this.it.next();
+        this.waiting = false;
         this.queue = step.done === true ? this.open.decoder.end() : this.open.decoder.push(step.value);
       } catch (error) {
+        this.waiting = false;
         throw this.transportError(error);
       }
       this.index = 0;
@@ -202,7 +215,9 @@ export class CommittedStream implements AsyncIterableIterator<string> {
       this.finish({ kind: 'aborted' });
       return abortedError({ outcome: this.outcome, cause: error });
     }
-    return this.interrupt(classifyStreamBreak(error), `${this.target} stream broke off`, error);
+    const reason = classifyStreamBreak(error);
+    const message = reason === 'stream_idle_timeout' ? `${this.target} went silent mid-stream (nothing for ${this.idleTimeoutMs} ms, stream_idle_timeout)` : `${this.target} stream broke off`;
+    return this.interrupt(reason, message, error);
   }
 
   private interrupt(reason: string, message: string, cause?: unknown): RouterError {
@@ -211,9 +226,27 @@ export class CommittedStream implements AsyncIterableIterator<string> {
     return new RouterError('stream_interrupted', message, { outcome: this.outcome, cause });
   }
 
+  private armIdle(): void {
+    if (this.idleTimeoutMs <= 0) return;
+    this.waiting = true;
+    if (this.idle === undefined) {
+      this.idle = setTimeout(idleExpired, this.idleTimeoutMs, this);
+      this.idle.unref();
+    } else {
+      this.idle.refresh();
+    }
+  }
+
+  /** @internal the idle timer ran out: when still waiting on the upstream, break the body off (the pending read rejects). */
+  idleExpired(): void {
+    if (!this.waiting || this.ended) return;
+    this.open.body.destroy(new StreamIdleTimeoutError(this.idleTimeoutMs));
+  }
+
   private finish(end: StreamEnd): void {
     if (this.ended) return;
     this.ended = true;
+    if (this.idle !== undefined) clearTimeout(this.idle);
     this.onEnd(end);
     const watch = this.watch;
     if (watch === undefined) return;
@@ -227,6 +260,20 @@ export class CommittedStream implements AsyncIterableIterator<string> {
     } catch {
       // an observer must never break the stream
     }
+  }
+}
+
+function idleExpired(stream: CommittedStream): void {
+  stream.idleExpired();
+}
+
+/** What a committed stream's body is destroyed with when the upstream stays silent past `stream_idle_timeout`. */
+class StreamIdleTimeoutError extends Error {
+  override readonly name = 'StreamIdleTimeoutError';
+  readonly code = 'stream_idle_timeout';
+
+  constructor(timeoutMs: number) {
+    super(`nothing from the upstream for ${timeoutMs} ms after the stream began`);
   }
 }
 

@@ -38,6 +38,7 @@ export function resolveModel(snapshot: ConfigSnapshot, model: string | undefined
       settings: provider.settings,
       price: provider.price,
       contextWindow: contextWindowOf(provider, provider.settings),
+      concurrency: provider.concurrency,
     });
     const config: AliasConfig = Object.freeze({
       name,

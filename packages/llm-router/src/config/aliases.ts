@@ -2,6 +2,7 @@ import { ALIAS_NAMESPACE, MANA_LLM_ALIASES } from '@mana/llm-aliases';
 import type { AliasConfig, AnswerCheck, ProviderConfig, Settings, Strategy, TargetConfig } from '../types.js';
 import type { ConfigPath } from './config-source.js';
 import { readPrice } from './price.js';
+import { readConcurrency } from './concurrency.js';
 import type { ConfigReader, RawMap } from './reader.js';
 import { contextWindowOf } from './context-window.js';
 import { readEmbeddingKeys, settleEmbeddingSpace, type TargetEmbedding } from './embedding-space.js';
@@ -199,7 +200,8 @@ function buildTarget(
     ...reader.settings(map.settings, [...path, 'settings'], alias),
   });
   const price = readPrice(reader, map.price, [...path, 'price'], `target ${id}`, alias) ?? provider.price;
-  const target: TargetConfig = Object.freeze({ id, provider: split.provider, model: split.model, weight, settings, price, contextWindow: contextWindowOf(provider, settings) });
+  const concurrency = readConcurrency(reader, map.max_concurrency, [...path, 'max_concurrency'], 'target', id, alias) ?? provider.concurrency;
+  const target: TargetConfig = Object.freeze({ id, provider: split.provider, model: split.model, weight, settings, price, contextWindow: contextWindowOf(provider, settings), concurrency });
   const declared = typeof entry === 'string' ? { space: undefined, maxBatch: undefined } : readEmbeddingKeys(reader, map, path, alias);
   return { target, shown: id, embedding: { ...declared, path, id } };
 }

@@ -12,6 +12,10 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   rateLimitCooldownMs: 15_000, // 15 s cooldown after a 429 without Retry-After
   connectTimeoutMs: 5_000, // 5 s to open a TCP/TLS connection
   firstByteTimeoutMs: 45_000, // 45 s to the first byte from a cloud provider
+  // 30 s: inside a committed stream the model is loaded and generating, so tokens (or a provider's
+  // keep-alive comments) come every few ms to seconds; a half-minute gap is a stuck upstream, local or cloud.
+  // Apart from first_byte_timeout, whose 45 s / 300 s budget covers queueing and model loading before it.
+  streamIdleTimeoutMs: 30_000,
   retries: 0, // retries of the same target before failing over
   retryMaxWaitMs: 10_000, // 10 s cap on a honoured Retry-After between retries
   // Bounds on what an upstream can make the gateway hold in memory (see docs/configuration.md, "settings").
@@ -21,6 +25,10 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   maxPreCommitBytes: 1024 * 1024, // 1 MiB: stream chunks held back before the first content delta
   contextWindow: undefined, // tokens; unknown unless configured (Ollama: its num_ctx, see context-window.ts)
   contextReserve: 512, // tokens kept for the answer when the request sets no max_tokens
+  // A realtime request never waits for a full target while another one of its chain is usable.
+  queueTimeoutMs: 0,
+  // Background work keeps a busy local GPU fed instead of spending cloud quota; 10 min bounds a stuck box.
+  backgroundQueueTimeoutMs: 600_000,
 });
 
 /**

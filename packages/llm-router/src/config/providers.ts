@@ -3,6 +3,7 @@ import { BUILT_IN_PROVIDERS } from './built-in-providers.js';
 import { defaultSettingsFor } from './defaults.js';
 import { interpolateDeep } from './interpolate.js';
 import { readPrice } from './price.js';
+import { readConcurrency } from './concurrency.js';
 import { credentialValues, readHeaders, readSecretHeaders } from './provider-headers.js';
 import { rememberApiKeyVariables } from './provider-status.js';
 import type { ConfigReader, RawMap } from './reader.js';
@@ -86,6 +87,7 @@ function buildProvider(
     price: readPrice(reader, raw.price, [...path, 'price'], what),
     unsupportedParameters: readParameterNames(reader, raw.unsupported_parameters, [...path, 'unsupported_parameters'], what),
     propagateTrace,
+    concurrency: readConcurrency(reader, raw.max_concurrency, [...path, 'max_concurrency'], 'provider', name, undefined),
   });
   rememberApiKeyVariables(provider, key?.variables ?? []);
   return provider;

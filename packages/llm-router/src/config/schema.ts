@@ -21,6 +21,7 @@ export const PROVIDER_KEYS = [
   'price',
   'unsupported_parameters',
   'propagate_trace',
+  'max_concurrency',
 ] as const;
 
 export const ALIAS_KEYS = [
@@ -37,7 +38,7 @@ export const ALIAS_KEYS = [
   'chain',
 ] as const;
 
-export const TARGET_KEYS = ['target', 'weight', 'settings', 'price', 'embedding_space', 'max_batch'] as const;
+export const TARGET_KEYS = ['target', 'weight', 'settings', 'price', 'embedding_space', 'max_batch', 'max_concurrency'] as const;
 
 export const PRICE_KEYS = ['input', 'output', 'cached_input'] as const;
 
@@ -64,6 +65,9 @@ export const SETTING_SPECS: Readonly<Record<string, SettingSpec>> = {
   rate_limit_cooldown: { field: 'rateLimitCooldownMs', kind: 'duration' },
   connect_timeout: { field: 'connectTimeoutMs', kind: 'duration', positive: true },
   first_byte_timeout: { field: 'firstByteTimeoutMs', kind: 'duration', positive: true },
+  stream_idle_timeout: { field: 'streamIdleTimeoutMs', kind: 'duration', positive: true },
+  queue_timeout: { field: 'queueTimeoutMs', kind: 'duration' },
+  background_queue_timeout: { field: 'backgroundQueueTimeoutMs', kind: 'duration' },
   retries: { field: 'retries', kind: 'count', min: 0 },
   retry_max_wait: { field: 'retryMaxWaitMs', kind: 'duration' },
   max_response_bytes: { field: 'maxResponseBytes', kind: 'size' },
