@@ -2,8 +2,9 @@
 // @portkey-ai/gateway 1.15.2, all against the same fast loopback fake upstream,
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
-//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,responses,usage,tracing,keys,noise,shared,dashboard,floor,latency,throughput,failover,memory]
+//   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,responses,usage,tracing,keys,noise,shared,dashboard,floor,latency,throughput,failover,memory,saturation]
 //                      [--out=DIR] [--log-level=info] [--no-auth] [--baseline=CHECKOUT]
+//   node bench/run.mjs --only=saturation [--quick] [--saturation-seconds=N] [--no-build] [--skip=portkey]
 //
 // --baseline: another checkout of this repository, built (e.g. the commit before a change): its gateway
 // (`CHECKOUT/apps/llm-gateway/dist/main.js`) runs as `ours_before`, and the notes give this build against it,
@@ -23,6 +24,8 @@
 // shared rounds resolve: `keys` (1,000 service keys vs the static key), `tracing` (OpenTelemetry traces on,
 // OTLP/HTTP protobuf to a local receiver, every trace sampled, vs off), `--baseline` (this build vs the one
 // before) and `noise` (two gateways of this build with the same settings: what the method reads for nothing).
+// `saturation` (lib/saturation.mjs) runs last, on upstreams of its own: a saturated local GPU box first in a
+// chain with a cloud target behind it, under open-loop load; it writes bench/results/saturation.{json,md}.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -41,12 +44,16 @@ import { SERVICE_KEYS, createServiceKeys } from './lib/service-keys.mjs';
 import { median } from './lib/stats.mjs';
 import { cpuMs, gatewayMain, repoRoot, startCollector, startFloorProxy, startManaGateway, startPortkey, startUpstream, waitFor } from './lib/procs.mjs';
 import { renderMarkdown, renderTerminal, evaluateTargets } from './lib/report.mjs';
+import { SATURATION_CONFIGS, runSaturation } from './lib/saturation.mjs';
+import { renderSaturationMarkdown } from './lib/saturation-report.mjs';
 
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(`--${name}`);
 const option = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const quick = flag('quick');
 const skip = new Set(option('skip', '').split(',').filter(Boolean));
+const only = option('only', undefined);
+if (only !== undefined && only !== 'saturation') throw new Error(`--only=${only}: only --only=saturation exists`);
 const outDir = path.resolve(option('out', fileURLToPath(new URL('./results/', import.meta.url))));
 const baselineCheckout = option('baseline', undefined);
 const baselineMain = baselineCheckout === undefined ? undefined : path.resolve(baselineCheckout, 'apps/llm-gateway/dist/main.js');
@@ -94,9 +101,31 @@ function machine() {
   };
 }
 
+/**
+ * The saturation scenario (lib/saturation.mjs): 20 s of arrivals per load level (`--quick`: 8 s;
+ * `--saturation-seconds=N`), about 3 minutes in all (quick: about 1). Writes its own results file, so
+ * running it alone leaves the other sections' latest.{json,md} as they are.
+ */
+async function saturationSection() {
+  const haveOurs = !skip.has('ours') && existsSync(gatewayMain);
+  const configs = SATURATION_CONFIGS.filter((c) => (c.gateway === 'portkey' ? !skip.has('portkey') : haveOurs));
+  const durationS = Number(option('saturation-seconds', quick ? 8 : 20));
+  const date = new Date();
+  log(`saturation: ${configs.map((c) => c.key).join(', ')}; ${durationS} s of arrivals per load level…`);
+  const saturation = await runSaturation({ durationS, log, configs });
+  const results = { date: date.toISOString(), machine: machine(), quick, saturation };
+  const markdown = renderSaturationMarkdown(saturation, `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(path.join(outDir, 'saturation.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(path.join(outDir, 'saturation.md'), markdown);
+  process.stdout.write(`\n${markdown}`);
+  log(`wrote ${path.relative(repoRoot, outDir)}/saturation.json and saturation.md (${saturation.runS.toFixed(0)} s)`);
+}
+
 async function main() {
   const startedAt = new Date();
   build();
+  if (only === 'saturation') return saturationSection();
   const haveOurs = !skip.has('ours') && existsSync(gatewayMain);
   const havePortkey = !skip.has('portkey');
   if (!haveOurs) log(`our gateway is not measured (${skip.has('ours') ? 'skipped' : `${gatewayMain} missing`})`);
@@ -504,6 +533,7 @@ async function main() {
   writeFileSync(path.join(outDir, 'latest.md'), renderMarkdown(results));
   process.stdout.write(renderTerminal(results));
   log(`wrote ${path.relative(repoRoot, outDir)}/latest.json and latest.md (${results.durationS.toFixed(0)} s)`);
+  if (!skip.has('saturation')) await saturationSection();
 }
 
 main().catch((error) => {

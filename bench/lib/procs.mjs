@@ -210,3 +210,39 @@ export async function startManaGateway({ configPath, env = {}, args = [], logLev
   }
   return { port, url, pid: child.pid, child, tail, stop: () => stopProcess(child, 8_000) };
 }
+
+/**
+ * The saturation scenario's fake GPU boxes and cloud (bench/lib/gpu-boxes.mjs) in a process of their own:
+ * `start(options)` starts one (the testkit's startGpuBox options) and resolves with `{ url, stats(), close() }`.
+ */
+export async function startGpuBoxes() {
+  const child = fork(here('./gpu-boxes.mjs'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`GPU boxes exited with ${code}`)));
+    child.on('message', (message) => message?.ready && resolve());
+  });
+  let next = 0;
+  const ask = (message, replyKey) =>
+    new Promise((resolve) => {
+      const onMessage = (reply) => {
+        if (reply?.[replyKey] !== message.id) return;
+        child.off('message', onMessage);
+        resolve(reply);
+      };
+      child.on('message', onMessage);
+      child.send(message);
+    });
+  return {
+    async start(options) {
+      const id = next++;
+      const { url } = await ask({ cmd: 'start', id, options }, 'started');
+      return {
+        url,
+        stats: async () => (await ask({ cmd: 'stats', id }, 'statsOf')).stats,
+        close: async () => void (await ask({ cmd: 'close', id }, 'closed')),
+      };
+    },
+    stop: () => stopProcess(child),
+  };
+}

@@ -31,7 +31,7 @@ function errorObject(status: number, model: string) {
   return { message: `Fake upstream error ${status}.`, type: 'invalid_request_error', param: null, code: null };
 }
 
-const openaiDialect: Dialect = {
+export const openaiDialect: Dialect = {
   kind: 'openai',
   // Also without /v1 so a base URL given with or without it both work.
   chatPaths: new Set(['/v1/chat/completions', '/chat/completions']),

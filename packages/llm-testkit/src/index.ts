@@ -2,6 +2,8 @@ export { startFakeOpenAI } from './fake-openai.js';
 export { startFakeOllama } from './fake-ollama.js';
 export { closeFakes, providersYaml, startFakes, type FakeKind, type Fakes } from './fake-set.js';
 export { startFakeAnthropic } from './fake-anthropic.js';
+export { startGpuBox } from './gpu-box.js';
+export type { GpuBox, GpuBoxOptions, GpuBoxStats } from './gpu-box.js';
 export type { FakeAnthropicOptions } from './fake-anthropic.js';
 export { refusingPort } from './ports.js';
 export { startOtlpReceiver } from './otlp-receiver.js';
