@@ -45,8 +45,10 @@ describe.each([false, true])('max_concurrency: 2 on the gpu (stream: %s)', (stre
     const byCloud = results.filter(({ res }) => res.outcome.target === 'cloud/m');
     expect(byGpu).toHaveLength(2);
     expect(byCloud).toHaveLength(2);
+    const firstGpuAnswer = Math.min(...byGpu.map(({ at }) => at));
+    expect(firstGpuAnswer).toBeGreaterThanOrEqual(WORK_MS);
     for (const { res, at } of byCloud) {
-      expect(at).toBeLessThan(WORK_MS); // did not wait behind the box
+      expect(at).toBeLessThan(firstGpuAnswer); // did not wait behind the box
       expect(res.outcome.attempts[0]).toMatchObject({ target: 'gpu/m', outcome: 'skipped', reason: 'saturated', failedOver: true });
       expect(res.outcome.attempts[0]!.detail).toMatch(/^in flight 2\/2 \(provider gpu\)/);
     }
@@ -112,7 +114,7 @@ describe('the queue', () => {
     controller.abort();
     const error = await failure(queued);
     expect(error.code).toBe('aborted');
-    expect(Date.now() - started).toBeLessThan(100);
+    expect(Date.now() - started).toBeLessThan(WORK_MS / 2); // not when a slot frees at WORK_MS
     await Promise.all(busy);
     expect(fakes.a.requests.filter((q) => q.operation === 'chat')).toHaveLength(2); // the aborted one never reached the box
   });
