@@ -3,14 +3,17 @@
  * `max_concurrency: 2` on it, requests beyond two spill to the cloud at once
  * (seen by the official OpenAI client as answers from the cloud), the spill is
  * visible on /v1/aliases while the box is full, and a stream that stalls after
- * its first tokens ends with an error within `stream_idle_timeout`.
+ * its first tokens ends with an error within `stream_idle_timeout`. Each
+ * target's recent time to first token shows on /v1/aliases, /v1/health and
+ * /metrics.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
-const WORK_MS = 800;
+const WORK_MS = 3_000;
+const FIRST_TOKEN_MS = 400;
 let gpu: FakeUpstream;
 let cloud: FakeUpstream;
 let gw: GatewayProcess;
@@ -18,13 +21,14 @@ let gw: GatewayProcess;
 beforeAll(async () => {
   [gpu, cloud] = await Promise.all([startFakeOpenAI({ name: 'gpu' }), startFakeOpenAI({ name: 'cloud' })]);
   gpu.on('m', { kind: 'answer', headerDelayMs: WORK_MS, chunks: 2 });
+  gpu.on('thinks', { kind: 'answer', headerDelayMs: FIRST_TOKEN_MS });
   gpu.on('stalls', { kind: 'answer', content: 'one two three', chunks: 3, chunkIntervalMs: 30_000 });
   const config =
     `settings: { probe_interval: 1h, stream_idle_timeout: 500ms }\n` +
     `providers:\n` +
     `  gpu: { type: openai, base_url: "${gpu.baseUrl}", api_key_required: false, max_concurrency: 2 }\n` +
     `  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key_required: false }\n` +
-    aliasesYaml({ 'mana/fast-text': ['gpu/m', 'cloud/m'], 'mana/long-form': ['gpu/stalls'] }, ['cloud/m']);
+    aliasesYaml({ 'mana/fast-text': ['gpu/m', 'cloud/m'], 'mana/long-form': ['gpu/stalls'], 'mana/reasoning': ['gpu/thinks'] }, ['cloud/m']);
   gw = await spawnGateway({ config });
 });
 
@@ -81,5 +85,27 @@ describe('a saturated local GPU', () => {
     expect(String((error as Error).message)).toMatch(/stream_idle_timeout|stream/);
     expect(Date.now() - started).toBeLessThan(3_000); // not the 30 s of the stall
     await gpu.waitForClientClose(2_000, (q) => q.model === 'stalls');
+  });
+
+  it('shows a target\'s recent time to first token (streams) on /v1/aliases, /v1/health and as a histogram per target', async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const before: Json = await (await fetch(`${gw.url}/v1/aliases`)).json();
+    expect(before.data.find((a: Json) => a.alias === 'mana/reasoning').chain[0].first_token_ms).toBeNull();
+    for (let i = 0; i < 2; i++) {
+      const stream = await client.chat.completions.create({ model: 'mana/reasoning', messages: [{ role: 'user', content: 'hi' }], stream: true });
+      for await (const _ of stream);
+    }
+    await client.chat.completions.create({ model: 'mana/reasoning', messages: [{ role: 'user', content: 'hi' }] }); // a whole answer does not count
+
+    const view: Json = await (await fetch(`${gw.url}/v1/aliases`)).json();
+    const recent = view.data.find((a: Json) => a.alias === 'mana/reasoning').chain[0].first_token_ms;
+    expect(recent).toBeGreaterThanOrEqual(FIRST_TOKEN_MS);
+    expect(recent).toBeLessThan(FIRST_TOKEN_MS * 5);
+    const health: Json = await (await fetch(`${gw.url}/v1/health`)).json();
+    expect(health.targets.find((t: Json) => t.target === 'gpu/thinks')).toMatchObject({ state: 'healthy', first_token_ms: recent });
+    expect(health.targets.find((t: Json) => t.target === 'gpu/m')).toMatchObject({ load: { limit: 2, saturated: false } });
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).toContain('mana_llm_time_to_first_token_seconds_count{target="gpu/thinks"} 2');
+    expect(metrics).toMatch(/mana_llm_time_to_first_token_seconds_bucket\{le="0\.25",target="gpu\/thinks"\} 0/);
   });
 });

@@ -26,7 +26,7 @@ describe('GatewayMetrics', () => {
       nextTarget: undefined,
     });
     m.requestStarted();
-    m.requestFinished({ api: 'chat_completions', alias: 'mana/fast-text', target: 'cloud/m2', status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
+    m.requestFinished({ api: 'chat_completions', alias: 'mana/fast-text', target: 'cloud/m2', status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005, firstTokenSeconds: undefined });
     m.healthSource(() => [
       { provider: 'local', type: 'ollama', configured: true, unconfiguredReason: undefined, healthy: false, lastCheck: null, consecutiveFailures: 2, unhealthyUntil: null, lastError: 'refused' },
       { provider: 'cloud', type: 'openai', configured: true, unconfiguredReason: undefined, healthy: true, lastCheck: null, consecutiveFailures: 0, unhealthyUntil: null, lastError: null },
@@ -61,10 +61,10 @@ describe('GatewayMetrics', () => {
         nextTarget: `cloud/next-${i}`,
       });
       m.requestStarted();
-      m.requestFinished({ api: 'chat_completions', alias: 'direct', target, status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
+      m.requestFinished({ api: 'chat_completions', alias: 'direct', target, status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005, firstTokenSeconds: undefined });
     }
     m.requestStarted();
-    m.requestFinished({ api: 'chat_completions', alias: 'direct', target: 'cloud/m2', status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
+    m.requestFinished({ api: 'chat_completions', alias: 'direct', target: 'cloud/m2', status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005, firstTokenSeconds: undefined });
     const text = await m.text();
     expect(text).not.toContain('caller-chosen');
     expect(text).toContain(`mana_llm_attempts_total{target="${OTHER_TARGET_LABEL}",outcome="failed"} 100`);
@@ -80,7 +80,7 @@ describe('GatewayMetrics', () => {
     m.labelTargetsOf(() => CONFIG);
     const finish = (status: number): void => {
       m.requestStarted();
-      m.requestFinished({ api: 'chat_completions', alias: 'mana/fast-text', target: 'cloud/m2', status, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005 });
+      m.requestFinished({ api: 'chat_completions', alias: 'mana/fast-text', target: 'cloud/m2', status, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005, firstTokenSeconds: undefined });
     };
     const record = (prompt: number) =>
       ({ attempts: [{ target: 'cloud/m2', promptTokens: prompt, completionTokens: 2, costUsd: null }] }) as unknown as Parameters<GatewayMetrics['usageRecorded']>[1];

@@ -9,6 +9,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AliasView, AttemptEvent, ConfigSnapshot, ProviderHealthView } from '@mana/llm-router';
 import type { RequestRecord } from '@mana/llm-usage-store';
+import { FirstTokenTimes } from './first-token-times.js';
 import { counterCells, LabelTree } from './label-cells.js';
 
 /** What the usage recorder reports at scrape time. */
@@ -47,6 +48,8 @@ export interface FinishedRequest {
   readonly durationSeconds: number;
   /** Undefined when no byte was sent (client left first). */
   readonly ttfbSeconds: number | undefined;
+  /** A committed stream: how long the answering target took from its call's start to its first content delta. */
+  readonly firstTokenSeconds: number | undefined;
 }
 
 /** HTTP status codes as label values, made once (a request would otherwise build the string each time). */
@@ -189,6 +192,15 @@ export class GatewayMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
+  private readonly firstToken = new Histogram({
+    name: 'mana_llm_time_to_first_token_seconds',
+    help: 'Streams: time from the answering target\'s call start to its first content delta, by target (a saturated box shows here first).',
+    labelNames: ['target'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2.5, 5, 10, 20, 30, 60],
+    registers: [this.registry],
+  });
+  /** The same figure as a recent average per target, for /v1/aliases and /v1/health. */
+  readonly firstTokenTimes = new FirstTokenTimes();
   private readonly configReload = new Counter({
     name: 'mana_llm_config_reload_total',
     help: 'Config reloads (SIGHUP or POST /admin/reload) by result.',
@@ -268,6 +280,7 @@ export class GatewayMetrics {
   // Histogram children by label values (see label-cells.ts).
   private readonly durationChildren = new LabelTree<Observe>((values) => this.duration.labels(...values));
   private readonly ttfbChildren = new LabelTree<Observe>((values) => this.ttfb.labels(...values));
+  private readonly firstTokenChildren = new LabelTree<Observe>((values) => this.firstToken.labels(...values));
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics !== false) {
@@ -356,6 +369,10 @@ export class GatewayMetrics {
     if (r.status < 400 && r.target !== NONE_LABEL) this.aliasResolvedCells.cell(r.alias, target).value += 1;
     this.durationChildren.get(r.api, r.alias, stream).observe(r.durationSeconds);
     if (r.ttfbSeconds !== undefined) this.ttfbChildren.get(r.api, r.alias, stream).observe(r.ttfbSeconds);
+    if (r.firstTokenSeconds !== undefined && target !== OTHER_TARGET_LABEL && target !== NONE_LABEL) {
+      this.firstTokenChildren.get(target).observe(r.firstTokenSeconds);
+      this.firstTokenTimes.observe(target, r.firstTokenSeconds * 1000);
+    }
   }
 
   /** A committed stream of `target` went on without `count` unparsable events. */

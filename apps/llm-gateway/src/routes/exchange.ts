@@ -65,6 +65,18 @@ export class Exchange {
   }
 }
 
+/**
+ * A committed stream: the answering attempt's own time (its call's start to its
+ * first content delta, as the router records a stream's attempt), not the
+ * request's, which also holds the targets failed over before it.
+ */
+function firstTokenSeconds(ex: Exchange): number | undefined {
+  const o = ex.outcome;
+  if (!ex.stream || ex.ttfbAt === undefined || o?.target === undefined) return undefined;
+  const answered = o.attempts.findLast((a) => a.target === o.target && a.outcome === 'ok');
+  return answered === undefined ? undefined : answered.durationMs / 1000;
+}
+
 /** Called once per request, whatever its outcome. */
 export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Exchange): void {
   const now = performance.now();
@@ -81,6 +93,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
     stream: ex.stream,
     durationSeconds: (now - ex.startedAt) / 1000,
     ttfbSeconds: ex.ttfbAt === undefined ? undefined : (ex.ttfbAt - ex.startedAt) / 1000,
+    firstTokenSeconds: firstTokenSeconds(ex),
   });
   if (ex.caller !== null) ctx.metrics.keyRequested(ex.caller.name);
   if (ctx.usageRecorder !== undefined) {

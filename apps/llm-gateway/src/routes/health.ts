@@ -5,6 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { GatewayContext } from '../context.js';
 import { sendJson } from '../http/respond.js';
+import { targetLoadJson } from './aliases.js';
 
 /**
  * POST /admin/health/probe: one probe round over every configured provider now
@@ -35,15 +36,30 @@ export function handleHealth(ctx: GatewayContext, res: ServerResponse, requestId
   const providerStatus = usable === 0 ? 'down' : usable === configured.length ? 'ok' : 'degraded';
   // A failing usage store loses nothing yet (records wait in a bounded queue) but needs attention.
   const shared = sharedHealth(ctx);
+  const targets = chainTargets(ctx);
   // Shared state degraded: requests still flow on this replica's own health state, but it no longer hears the others.
   const status = providerStatus === 'ok' && (usage.status === 'failing' || shared.state === 'degraded') ? 'degraded' : providerStatus;
   sendJson(
     res,
     ctx.state,
     200,
-    { status, checked_at: new Date().toISOString(), config: { source: ctx.router.config.source, loaded_at: new Date(ctx.router.config.loadedAt).toISOString() }, providers, usage, shared },
+    { status, checked_at: new Date().toISOString(), config: { source: ctx.router.config.source, loaded_at: new Date(ctx.router.config.loadedAt).toISOString() }, providers, targets, usage, shared },
     { 'x-request-id': requestId, 'cache-control': 'no-store' },
   );
+}
+
+/** Each target of some alias chain once, with its load (see targetLoadJson). */
+function chainTargets(ctx: GatewayContext) {
+  const seen = new Set<string>();
+  const targets = [];
+  for (const alias of ctx.router.aliases()) {
+    for (const t of alias.chain) {
+      if (seen.has(t.target)) continue;
+      seen.add(t.target);
+      targets.push({ target: t.target, state: t.state, ...targetLoadJson(ctx, t) });
+    }
+  }
+  return targets;
 }
 
 function usageHealth(ctx: GatewayContext) {
