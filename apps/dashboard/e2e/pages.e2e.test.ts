@@ -34,7 +34,7 @@ settings:
   probe_interval: 30s
 providers:
   # Its seeded 500s must each be tried (and fail over), not cooled down or counted as an outage.
-  ollama: { type: ollama, base_url: "${ollama.url}", settings: { rate_limit_cooldown: 0s, failure_threshold: 10 } }
+  ollama: { type: ollama, base_url: "${ollama.url}", max_concurrency: 4, settings: { rate_limit_cooldown: 0s, failure_threshold: 10 } }
   groq: { base_url: "${groq.baseUrl}", api_key: "\${GROQ_API_KEY}", price: { input: 0.05, output: 0.08 } }
   together: { base_url: "http://127.0.0.1:${togetherPort}/v1", api_key: "\${TOGETHER_API_KEY}" }
 aliases:
@@ -79,7 +79,15 @@ async function seedTraffic(): Promise<number> {
   await send('mana/structured', 3);
   await send('mana/reasoning', 3);
   await send('mana/vision', 4);
-  return sent;
+  // One stream, so its target has a time to first token to show.
+  const streamed = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'mana/vision', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  expect(streamed.status).toBe(200);
+  await streamed.text();
+  return sent + 1;
 }
 
 async function admin(path: string, init: RequestInit = {}): Promise<Response> {
@@ -176,6 +184,11 @@ describe('every page, on seeded traffic', () => {
     await expect.poll(() => longForm.locator('.chain li').first().textContent()).toContain('unhealthy');
     const reasoning = page.locator('.alias-card', { has: page.getByRole('heading', { name: 'mana/reasoning', exact: true }) });
     expect(await reasoning.locator('.chain li').first().textContent()).toContain('unconfigured');
+    // Load: the local box's count against its max_concurrency, and the streamed target's time to first token.
+    const fastText = page.locator('.alias-card', { has: page.getByRole('heading', { name: 'mana/fast-text', exact: true }) });
+    expect(await fastText.locator('.chain li').first().textContent()).toContain('in flight 0/4');
+    const vision = page.locator('.alias-card', { has: page.getByRole('heading', { name: 'mana/vision', exact: true }) });
+    expect(await vision.locator('.chain li').first().textContent()).toMatch(/in flight 0\/4 · first token \d+ ms/);
     await photograph('aliases');
 
     await page.getByRole('button', { name: 'Edit mana/fast-text' }).click();

@@ -32,6 +32,10 @@ export interface LiveTarget {
   state: TargetState;
   until: string | null;
   reason: string | null;
+  /** Its recent time to first token on streams; null until it answered one. */
+  first_token_ms: number | null;
+  /** Only for a target with a `max_concurrency`. */
+  load?: { counts: 'provider' | 'target'; in_flight: number; limit: number; queued: number; saturated: boolean };
 }
 
 export interface LiveAlias {

@@ -4,7 +4,7 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { call, get, namePath } from '../api.js';
-import { ErrorNote, TargetStatus } from '../components/status.js';
+import { ErrorNote, TargetLoad, TargetStatus } from '../components/status.js';
 import type { AdminAlias, AdminProvider, LiveAlias } from '../types.js';
 import { usePoll } from '../use-poll.js';
 import { LIVE_REFRESH_MS } from './overview.js';
@@ -98,7 +98,7 @@ export function AliasesPage({ editName, isNew, navigate }: { editName: string | 
               {a.chain.map((t) => (
                 <li key={t.target}>
                   <span class="target-name">{t.target}</span>
-                  {a.strategy === 'weighted' && a.chain.length > 1 && <span class="muted"> weight {t.weight}</span>} <TargetStatus target={t} />
+                  {a.strategy === 'weighted' && a.chain.length > 1 && <span class="muted"> weight {t.weight}</span>} <TargetStatus target={t} /> <TargetLoad target={t} />
                 </li>
               ))}
             </ol>
