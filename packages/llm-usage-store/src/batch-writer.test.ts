@@ -68,7 +68,10 @@ describe('batch writer', () => {
       if (i % 10 === 9) await new Promise((r) => setTimeout(r, 2));
     }
     await until(() => writer.status.written === 1_000, 5_000);
-    expect(batches).toEqual([200, 200, 200, 200, 200]);
+    // What holds however the writes and arrivals interleave: no batch is smaller than maxBatch
+    // (the interval never fires), and all records were written.
+    expect(batches.filter((n) => n !== 200)).toEqual([]);
+    expect(batches.reduce((sum, n) => sum + n, 0)).toBe(1_000);
     expect((await store.summary({ groupBy: 'alias' }))[0]?.requests).toBe(1_000);
   });
 
