@@ -166,6 +166,26 @@ describe('fake Anthropic upstream', () => {
     expect(fake.count('claude-a')).toBe(5);
   });
 
+  test('refuses like Anthropic: a tool id outside ^[a-zA-Z0-9_-]+$, or two tool_use blocks with one id, is a 400', async () => {
+    const turn = (useIds: string[], resultId: string) => ({
+      model: 'claude-a',
+      messages: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: useIds.map((id) => ({ type: 'tool_use', id, name: 'f', input: {} })) },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: resultId, content: 'sunny' }] },
+      ],
+    });
+    const markup = await post(turn(['call<b>'], 'call<b>'));
+    expect(markup.status).toBe(400);
+    expect(await markup.json()).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringContaining('messages.1.content.0.tool_use.id') } });
+    const badResult = await post(turn(['ok_1'], 'ok 1'));
+    expect(badResult.status).toBe(400);
+    const repeated = await post(turn(['dup', 'dup'], 'dup'));
+    expect(repeated.status).toBe(400);
+    expect(await repeated.json()).toMatchObject({ error: { message: expect.stringContaining('ids must be unique') } });
+    expect((await post(turn(['toolu_1', 'toolu_2'], 'toolu_1'))).status).toBe(200);
+  });
+
   test('GET /v1/models lists models in Anthropic shape and needs the key', async () => {
     fake.on('claude-a', { kind: 'answer' });
     const page = await sdk.models.list();

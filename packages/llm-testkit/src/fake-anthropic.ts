@@ -229,15 +229,40 @@ function anthropicDialect(apiKey: string | undefined): Dialect {
       if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
         return { status: 400, body: errorJson(400, 'max_tokens: Field required') };
       }
-      return undefined;
+      const ids = toolIdProblem(body.messages);
+      return ids === undefined ? undefined : { status: 400, body: errorJson(400, ids) };
     },
   };
+}
+
+/** Anthropic's pattern for a tool_use id (and a tool_result's tool_use_id). */
+const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
+/** As Anthropic refuses them: a tool id outside its pattern, or two tool_use blocks with one id. */
+function toolIdProblem(messages: unknown[]): string | undefined {
+  const seen = new Set<string>();
+  for (const [m, message] of messages.entries()) {
+    const content = isObject(message) ? message.content : undefined;
+    if (!Array.isArray(content)) continue;
+    for (const [c, block] of content.entries()) {
+      if (!isObject(block)) continue;
+      const field = block.type === 'tool_use' ? 'id' : block.type === 'tool_result' ? 'tool_use_id' : undefined;
+      if (field === undefined) continue;
+      const id = block[field];
+      if (typeof id !== 'string' || !TOOL_ID.test(id)) return `messages.${m}.content.${c}.${block.type}.${field}: String should match pattern '^[a-zA-Z0-9_-]+$'`;
+      if (block.type !== 'tool_use') continue;
+      if (seen.has(id)) return `messages.${m}.content.${c}: \`tool_use\` ids must be unique`;
+      seen.add(id);
+    }
+  }
+  return undefined;
 }
 
 /**
  * An Anthropic Messages upstream: POST /v1/messages (JSON or SSE), GET /v1/models.
  * Requests without `x-api-key` (or with another key than `apiKey`) get 401, without
- * `anthropic-version` or `max_tokens` 400, as Anthropic answers them.
+ * `anthropic-version` or `max_tokens` 400, with a tool id outside Anthropic's pattern
+ * or a repeated tool_use id 400, as Anthropic answers them.
  */
 export function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeUpstream> {
   return startFakeUpstream(anthropicDialect(options.apiKey), options);

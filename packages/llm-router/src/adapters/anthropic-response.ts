@@ -3,6 +3,7 @@ import type { Usage } from '../types.js';
 import { InvalidResponseError } from './adapter.js';
 import { isPlainObject } from '../plain-object.js';
 import { checkedUsage, tokenCount } from './token-usage.js';
+import { ToolCallIds } from './tool-call-ids.js';
 
 /**
  * Anthropic Messages answers → OpenAI `chat.completion`, so callers see one
@@ -43,17 +44,46 @@ export function toolCallOf(block: Record<string, unknown>, args = JSON.stringify
   return { id: typeof block.id === 'string' ? block.id : '', type: 'function', function: { name: typeof block.name === 'string' ? block.name : '', arguments: args } };
 }
 
+/**
+ * A Messages answer with safe, unique tool_use ids (tool-call-ids.ts): the same
+ * object when every id already is, else a copy. Calls are keyed as in the
+ * translation (`0:<n>`, the n-th tool_use), so both name a call alike.
+ */
+export function withSafeToolUseIds(native: unknown): unknown {
+  if (!isPlainObject(native) || !Array.isArray(native.content)) return native;
+  const ids = new ToolCallIds();
+  let calls = 0;
+  let content: unknown[] | undefined;
+  native.content.forEach((block: unknown, i) => {
+    if (!isPlainObject(block) || block.type !== 'tool_use') return;
+    const key = `0:${calls++}`;
+    if (typeof block.id !== 'string' || block.id === '') return;
+    const id = ids.id(block.id, key);
+    if (id === block.id) return;
+    content ??= [...(native.content as unknown[])];
+    content[i] = { ...block, id };
+  });
+  return content === undefined ? native : { ...native, content };
+}
+
+/** `call` with the id the client gets (a call without one keeps its empty id: the encoders name it). */
+function safeCall(call: Record<string, unknown>, ids: ToolCallIds, n: number): Record<string, unknown> {
+  if (typeof call.id === 'string' && call.id !== '') call.id = ids.id(call.id, `0:${n}`);
+  return call;
+}
+
 /** A non-streaming Messages answer → `chat.completion`. */
 export function toOpenAICompletion(native: unknown): Record<string, unknown> {
   if (!isPlainObject(native) || !Array.isArray(native.content)) throw new InvalidResponseError('anthropic answer has no content');
   let text = '';
   let thinking = '';
   const calls: Record<string, unknown>[] = [];
+  const ids = new ToolCallIds();
   for (const block of native.content) {
     if (!isPlainObject(block)) continue;
     if (block.type === 'text' && typeof block.text === 'string') text += block.text;
     else if (block.type === 'thinking' && typeof block.thinking === 'string') thinking += block.thinking;
-    else if (block.type === 'tool_use') calls.push(toolCallOf(block));
+    else if (block.type === 'tool_use') calls.push(safeCall(toolCallOf(block), ids, calls.length));
     // redacted_thinking and server tool blocks have no chat completions form.
   }
   // As OpenAI answers (its spec requires `content` and `refusal`, null allowed): a message that only calls tools has null content.

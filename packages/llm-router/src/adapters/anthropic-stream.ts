@@ -4,6 +4,7 @@ import { finishReasonOf, openAIUsage, toolCallOf, usageOf } from './anthropic-re
 import { streamEventObject } from './stream-event-json.js';
 import { isPlainObject } from '../plain-object.js';
 import { SseParser } from './sse-parser.js';
+import { ToolCallIds } from './tool-call-ids.js';
 
 const DONE: StreamEvent = { type: 'done' };
 
@@ -44,6 +45,10 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   private started = false;
   private finished = false;
   private calls = 0;
+  /** The stream's tool_use ids, kept safe and unique (tool-call-ids.ts). */
+  private readonly ids = new ToolCallIds();
+  /** The event being decoded had its tool_use id replaced: a native relay must serialise it again. */
+  private rewrote = false;
   skippedEvents = 0;
   /** The usage counts as reported so far: message_start's, updated by message_delta's. */
   private usage: Record<string, unknown> = {};
@@ -85,6 +90,10 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   private relay(data: string, event: Record<string, unknown>, out: StreamEvent[]): void {
     const translated: StreamEvent[] = [];
     this.translate(event, translated);
+    if (this.rewrote) {
+      this.rewrote = false;
+      data = JSON.stringify(event);
+    }
     let delta = false;
     let finish = false;
     let filtered = false;
@@ -147,6 +156,14 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     const block = isPlainObject(event.content_block) ? event.content_block : {};
     if (block.type === 'tool_use') {
       const call = this.calls++;
+      // Keyed as the JSON answer's calls are (anthropic-response.ts withSafeToolUseIds).
+      if (typeof block.id === 'string' && block.id !== '') {
+        const id = this.ids.id(block.id, `0:${call}`);
+        if (id !== block.id) {
+          block.id = id;
+          this.rewrote = true;
+        }
+      }
       this.blocks.set(index, { kind: 'tool_use', call });
       // The first delta of an OpenAI tool call names it; its arguments follow as input_json_delta pieces.
       out.push({ type: 'chunk', data: this.chunk({ tool_calls: [{ index: call, ...toolCallOf(block, '') }] }, null), delta: true });

@@ -2,7 +2,7 @@ import { ANTHROPIC_VERSION } from '../anthropic/mapping.js';
 import { InvalidResponseError, UnsupportedRequestError } from './adapter.js';
 import { anthropicUnsupportedParameter } from './anthropic-parameters.js';
 import { toAnthropicRequest } from './anthropic-request.js';
-import { toOpenAICompletion } from './anthropic-response.js';
+import { toOpenAICompletion, withSafeToolUseIds } from './anthropic-response.js';
 import { AnthropicStreamDecoder } from './anthropic-stream.js';
 import type { Dialect } from './http-adapter.js';
 import { openAICompatibleDialect } from './openai-compatible.js';
@@ -46,6 +46,9 @@ export const anthropicDialect: Dialect = {
     if (isPlainObject(native) && native.type === 'error') throw new InvalidResponseError('anthropic answered an error with status 200');
     return toOpenAICompletion(native);
   },
+
+  // Relayed as Anthropic wrote it, unless a tool_use id must change (tool-call-ids.ts).
+  nativeAnswer: withSafeToolUseIds,
 
   newStreamDecoder(maxEventBytes, clientAskedUsage, native) {
     return new AnthropicStreamDecoder(maxEventBytes, !clientAskedUsage, native);

@@ -38,6 +38,11 @@ export interface Dialect {
   /** A parsed non-stream answer → OpenAI `chat.completion`; throws `InvalidResponseError`. */
   parseCompletion(json: unknown): Record<string, unknown>;
   /**
+   * A native answer as the client gets it: the same value when it goes out as the
+   * upstream wrote it, else a changed copy (Anthropic: tool_use ids a next turn would refuse).
+   */
+  nativeAnswer?(json: unknown): unknown;
+  /**
    * `maxEventBytes`: the largest SSE event / NDJSON line held while waiting for its end (`max_stream_event_bytes`).
    * `clientAskedUsage`: the caller's body set `stream_options.include_usage`; when not, usage
    * the dialect requested on its own is recorded but kept out of the relayed chunks.
@@ -109,12 +114,14 @@ export class HttpAdapter implements Adapter {
     // first-byte clock stops at the response headers.
     const res = await collectBody(dispatcher, postOptions(call, path, body, this.postHeaders(p, call)), call.signal, call.firstByte, bodyLimits(call.target));
     if (res.statusCode >= 300) return httpFailureOf(res.statusCode, res.headers, res.text);
-    const json = parseJson(res.text, 'response is not JSON');
+    const parsed = parseJson(res.text, 'response is not JSON');
+    const json = native === undefined || this.dialect.nativeAnswer === undefined ? parsed : this.dialect.nativeAnswer(parsed);
     const answer = parse(json);
     // The same object: the text says exactly what the answer holds, so it can be relayed as is.
-    const ok = { ok: true, status: res.statusCode, body: answer, text: answer === json ? res.text : undefined, headers: relayHeaders(res.headers) } as const;
+    const ok = { ok: true, status: res.statusCode, body: answer, text: answer === parsed ? res.text : undefined, headers: relayHeaders(res.headers) } as const;
     // `parse` checked that the answer is an object of the protocol's shape.
-    return native === undefined ? ok : { ...ok, native: { dialect: native, body: json as Record<string, unknown>, text: res.text } };
+    const text = json === parsed ? res.text : JSON.stringify(json);
+    return native === undefined ? ok : { ...ok, native: { dialect: native, body: json as Record<string, unknown>, text } };
   }
 
   async stream(call: AdapterCall): Promise<AdapterStream> {

@@ -1,5 +1,6 @@
 import type { Usage } from '../types.js';
 import { InvalidResponseError, type StreamDecoder, type StreamEvent } from './adapter.js';
+import { ToolCallIds } from './tool-call-ids.js';
 import { streamEventObject } from './stream-event-json.js';
 import { isPlainObject } from '../plain-object.js';
 import { NdjsonParser } from './ndjson-parser.js';
@@ -42,7 +43,7 @@ function finishReason(native: Record<string, unknown>, sawToolCalls: boolean): s
  * `index` belongs to stream deltas only (it says which call a delta continues):
  * OpenAI's answers and its spec have none on a message's tool calls.
  */
-function toolCalls(calls: unknown, firstIndex: number, id: string, indexed: boolean): Record<string, unknown>[] {
+function toolCalls(calls: unknown, firstIndex: number, id: string, indexed: boolean, ids: ToolCallIds): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   if (!Array.isArray(calls)) return out;
   for (const call of calls) {
@@ -50,7 +51,8 @@ function toolCalls(calls: unknown, firstIndex: number, id: string, indexed: bool
     const index = firstIndex + out.length;
     const args = call.function.arguments;
     const translated: Record<string, unknown> = {
-      id: typeof call.id === 'string' ? call.id : `call_${id}_${index}`,
+      // An id Ollama gave is kept only when safe and unique (tool-call-ids.ts).
+      id: typeof call.id === 'string' && call.id !== '' ? ids.id(call.id, `0:${index}`) : `call_${id}_${index}`,
       type: 'function',
       function: {
         name: typeof call.function.name === 'string' ? call.function.name : '',
@@ -67,7 +69,7 @@ export function toOpenAICompletion(native: unknown): Record<string, unknown> {
   if (!isPlainObject(native) || !isPlainObject(native.message)) throw new InvalidResponseError('ollama answer has no message');
   const id = completionId();
   const m = native.message;
-  const calls = toolCalls(m.tool_calls, 0, id, false);
+  const calls = toolCalls(m.tool_calls, 0, id, false, new ToolCallIds());
   const text = typeof m.content === 'string' ? m.content : '';
   // As OpenAI answers (and its spec requires `content` and `refusal`, null allowed): a message that only calls tools has null content.
   const message: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, refusal: null };
@@ -94,6 +96,7 @@ export class OllamaStreamDecoder implements StreamDecoder {
   private model = '';
   private sentRole = false;
   private toolCallCount = 0;
+  private readonly ids = new ToolCallIds();
   private finished = false;
   skippedEvents = 0;
 
@@ -145,7 +148,7 @@ export class OllamaStreamDecoder implements StreamDecoder {
       delta.reasoning_content = m.thinking;
       hasDelta = true;
     }
-    const calls = toolCalls(m.tool_calls, this.toolCallCount, this.id, true);
+    const calls = toolCalls(m.tool_calls, this.toolCallCount, this.id, true, this.ids);
     if (calls.length > 0) {
       this.toolCallCount += calls.length;
       delta.tool_calls = calls;

@@ -5,6 +5,7 @@ import { isPlainObject } from '../plain-object.js';
 import { OpenAIStreamDecoder } from './openai-stream.js';
 import { passThrough } from './pass-through.js';
 import { clientAskedUsage, withUsage } from './stream-usage.js';
+import { ToolCallIds } from './tool-call-ids.js';
 
 /**
  * One dialect for every OpenAI-compatible server (Groq, OpenRouter, Together,
@@ -31,7 +32,8 @@ export const openAICompatibleDialect: Dialect = {
 
   parseCompletion(body) {
     if (!isPlainObject(body)) throw new InvalidResponseError('response is not a JSON object');
-    return body;
+    // The same object (relayed as the upstream wrote it) unless a tool-call id had to change.
+    return new ToolCallIds().completion(body);
   },
 
   newStreamDecoder(maxEventBytes, clientAsked) {

@@ -5,6 +5,7 @@ import { SseParser } from './sse-parser.js';
 import { streamEventObject } from './stream-event-json.js';
 import { withoutNullUsage } from './stream-usage.js';
 import { toUsage } from './token-usage.js';
+import { ToolCallIds } from './tool-call-ids.js';
 
 const DONE: StreamEvent = { type: 'done' };
 
@@ -27,6 +28,8 @@ export class OpenAIStreamDecoder implements StreamDecoder {
   private readonly sse: SseParser;
   private sawDone = false;
   private sawFinish = false;
+  /** The stream's tool-call ids, kept safe and unique (tool-call-ids.ts). */
+  private readonly ids = new ToolCallIds();
   skippedEvents = 0;
 
   /**
@@ -63,7 +66,7 @@ export class OpenAIStreamDecoder implements StreamDecoder {
         this.skippedEvents++;
         continue;
       }
-      const event = value === undefined ? DONE : decodeChunk(data, value, this.hideUsage);
+      const event = value === undefined ? DONE : decodeChunk(data, value, this.hideUsage, this.ids);
       if (event === DONE) this.sawDone = true;
       else if (event.type === 'chunk' && event.finish === true) this.sawFinish = true;
       out.push(event);
@@ -72,8 +75,10 @@ export class OpenAIStreamDecoder implements StreamDecoder {
   }
 }
 
-function decodeChunk(data: string, value: Record<string, unknown>, hideUsage: boolean): StreamEvent {
+function decodeChunk(data: string, value: Record<string, unknown>, hideUsage: boolean, ids: ToolCallIds): StreamEvent {
   if (value.error !== undefined && value.error !== null) return { type: 'error', message: errorMessage(value.error) };
+  // Only a chunk whose tool-call id had to change is serialised again; every other goes out as written.
+  if (ids.chunk(value)) data = JSON.stringify(value);
   const flags = inspectChoices(value.choices);
   const usage = toUsage(value.usage);
   if (hideUsage) {
