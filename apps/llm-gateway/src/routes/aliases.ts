@@ -22,6 +22,10 @@ export function handleAliases(ctx: GatewayContext, res: ServerResponse, requestI
       ...(t.load === undefined
         ? {}
         : { load: { counts: t.load.counts, in_flight: t.load.inFlight, limit: t.load.limit, queued: t.load.queued, saturated: t.load.saturated } }),
+      // Only for a target with an `rpm` / `tpm`: each window's use over the last minute (`saturated` while used up).
+      ...(t.rate === undefined
+        ? {}
+        : { rate: t.rate.map((w) => ({ unit: w.unit, counts: w.counts, used: w.used, limit: w.limit, queued: w.queued, saturated: w.saturated })) }),
     })),
   }));
   sendJson(res, ctx.state, 200, { object: 'list', data }, { 'x-request-id': requestId });
