@@ -125,8 +125,8 @@ class AttemptRun {
   private readonly fit: ContextFit | undefined;
   /** The longest a background request waits for a cooldown to end: the plan's largest `retry_max_wait`. */
   private readonly maxWaitMs: number;
-  /** What this request charges to a rate window (its token estimate is computed on first use, by a `tpm` only). */
-  private readonly cost: RequestCost;
+  /** What this request charges to a rate window: made on first use, so a plan without `rpm` / `tpm` never builds it. */
+  private charges: RequestCost | undefined;
 
   constructor(private readonly r: RunInputs) {
     this.background = r.request.priority === 'background';
@@ -134,7 +134,6 @@ class AttemptRun {
     let max = 0;
     for (const t of r.plan) max = Math.max(max, t.settings.retryMaxWaitMs);
     this.maxWaitMs = max;
-    this.cost = new RequestCost(r.operation.kind, r.request.body, this.fit);
   }
 
   run(): Promise<RouterResult> {
@@ -279,6 +278,10 @@ class AttemptRun {
       throw abortedError({ outcome: log.outcome(undefined), cause: error });
     }
     return slot;
+  }
+
+  private get cost(): RequestCost {
+    return (this.charges ??= new RequestCost(this.r.operation.kind, this.r.request.body, this.fit));
   }
 
   /** Whether `target` would admit this request at once: a free slot, and room in each of its rate windows. */
