@@ -13,7 +13,7 @@ import { useFakePair } from '../test-support.js';
  */
 const fakes = useFakePair({ names: ['quota', 'spare'] });
 
-function start(providerQuota: string, chain = '[quota/m, spare/m]', settings = ''): Router {
+function start(providerQuota: string, chain = '[quota/m, spare/m]', settings = '', now?: () => number): Router {
   const config = parseConfig(
     `settings: { probe_interval: 1h${settings} }
 providers:
@@ -24,7 +24,7 @@ aliases:
 ${otherAliases('mana/fast-text')}`,
     { env: {} },
   );
-  return fakes.use(createRouter({ config }));
+  return fakes.use(createRouter(now === undefined ? { config } : { config, now }));
 }
 
 const ask = (r: Router, body: Partial<ChatRequestBody> = {}, stream = false, priority: Priority = 'realtime'): Promise<RouterResult> =>
@@ -135,6 +135,34 @@ describe('the windows and the chain', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(res.outcome.target).toBe('spare/m');
     expect(res.outcome.attempts[0]).toMatchObject({ reason: 'rate_limited' });
+  });
+
+  it('background requests wait for the window (FIFO) and are answered by the quota target, never spilled to the priced one', async () => {
+    // The window is measured by the router's clock: moving it a minute on lets the next waiter in (within the 1 s re-check).
+    let shift = 0;
+    const r = start(', rpm: 1', '[quota/m, spare/m]', '', () => Date.now() + shift);
+    expect((await ask(r, {}, false, 'background')).outcome.target).toBe('quota/m');
+    const order: number[] = [];
+    const waiting = [1, 2].map(async (i) => {
+      await new Promise((resolve) => setTimeout(resolve, i * 20)); // arrival order
+      const res = await ask(r, {}, false, 'background');
+      order.push(i);
+      return res;
+    });
+    const queued = (): number => r.aliases().find((a) => a.alias === 'mana/fast-text')!.chain[0]!.rate![0]!.queued;
+    while (queued() < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    shift += 60_000;
+    while (order.length < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(order).toEqual([1]);
+    expect(queued()).toBe(1); // the second one waits for the next minute
+    shift += 60_000;
+    const results = await Promise.all(waiting);
+    expect(order).toEqual([1, 2]);
+    for (const res of results) {
+      expect(res.outcome.target).toBe('quota/m');
+      expect(res.outcome.attempts).toHaveLength(1); // not skipped: it waited
+    }
+    expect(chats(fakes.b)).toBe(0);
   });
 
   it('refuses a bad rpm or tpm at load, with its line', () => {

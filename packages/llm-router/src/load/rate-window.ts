@@ -5,6 +5,14 @@ import type { CapacityShare } from './concurrency.js';
 /** The span `rpm` / `tpm` count over: the last minute, sliding. */
 export const RATE_WINDOW_MS = 60_000; // 60 s
 
+/**
+ * The longest a waiting head sleeps before it looks at the window again, even
+ * when the room it needs is further away: the window is measured by the
+ * injected clock, which need not move with the timers (a wall clock that
+ * jumps, a test's clock).
+ */
+const PUMP_RECHECK_MS = 1_000; // 1 s
+
 /** Gives a charge back (the request was never sent after all); later calls do nothing. */
 export type Refund = () => void;
 
@@ -155,7 +163,7 @@ export class RateBook {
     while (bucket.queue.length > 0 && this.fits(bucket, bucket.queue[0]!.cost, limit)) bucket.queue[0]!.grant!();
     if (bucket.queue.length === 0) return;
     const at = this.roomAt(bucket, Math.min(bucket.queue[0]!.cost, limit), limit);
-    bucket.timer = setTimeout(() => this.pump(rate, bucket), Math.max(1, at - this.now()));
+    bucket.timer = setTimeout(() => this.pump(rate, bucket), Math.min(PUMP_RECHECK_MS, Math.max(1, at - this.now())));
     // The waiters' own timers keep the process alive as long as anyone waits.
     bucket.timer.unref();
   }
