@@ -36,6 +36,8 @@ export interface LiveTarget {
   first_token_ms: number | null;
   /** Only for a target with a `max_concurrency`. */
   load?: { counts: 'provider' | 'target'; in_flight: number; limit: number; queued: number; saturated: boolean };
+  /** Only for a target with an `rpm` / `tpm`: each window's use over the last minute. */
+  rate?: { unit: 'rpm' | 'tpm'; counts: 'provider' | 'target'; used: number; limit: number; queued: number; saturated: boolean }[];
 }
 
 export interface LiveAlias {

@@ -9,6 +9,7 @@ import { RouterError } from './errors.js';
 import { HealthCache } from './health/health-cache.js';
 import { HealthProbe } from './health/health-probe.js';
 import { ConcurrencyBook, type CapacityShare } from './load/concurrency.js';
+import { RateBook } from './load/rate-window.js';
 import type {
   AliasView,
   ConfigSnapshot,
@@ -32,7 +33,7 @@ export interface RouterOptions {
   /** Random source for the weighted strategy (default `Math.random`). */
   readonly random?: () => number;
   /**
-   * The effective local limit of a configured capacity (`max_concurrency`),
+   * The effective local limit of a configured capacity (`max_concurrency`, `rpm`, `tpm`),
    * asked on every check, so it must be cheap: with several replicas, this
    * replica's share of the total. Default: the total itself.
    */
@@ -121,6 +122,7 @@ class ManaRouter implements Router {
       },
       inFlight: new InFlight(),
       concurrency: new ConcurrencyBook(options.capacityShare ?? identityShare),
+      rates: new RateBook(options.capacityShare ?? identityShare, this.now),
       gate: new BackgroundGate(),
       probe: (provider) => void this.probe.probeProvider(provider),
       schemas: createSchemaChecker(),
@@ -192,17 +194,30 @@ class ManaRouter implements Router {
 
   aliases(): AliasView[] {
     const snapshot = this.snapshot;
-    const book = this.deps.concurrency;
+    const { concurrency: book, rates } = this.deps;
     return this.cache.aliasView(snapshot).map((view) => {
       const chain = snapshot.aliases.get(view.alias)?.chain;
-      if (chain === undefined || !chain.some((t) => t.concurrency !== undefined)) return view;
+      if (chain === undefined || !chain.some((t) => t.concurrency !== undefined || t.rates !== undefined)) return view;
       return {
         ...view,
         chain: view.chain.map((t, i) => {
           const limit = chain[i]?.concurrency;
-          if (limit === undefined) return t;
-          const state = book.state(limit);
-          return { ...t, load: { counts: limit.kind, ...state, saturated: state.inFlight >= state.limit } };
+          const windows = chain[i]?.rates;
+          let shown = t;
+          if (limit !== undefined) {
+            const state = book.state(limit);
+            shown = { ...shown, load: { counts: limit.kind, ...state, saturated: state.inFlight >= state.limit } };
+          }
+          if (windows !== undefined) {
+            shown = {
+              ...shown,
+              rate: windows.map((rate) => {
+                const state = rates.state(rate);
+                return { unit: rate.unit, counts: rate.kind, ...state, saturated: state.used >= state.limit };
+              }),
+            };
+          }
+          return shown;
         }),
       };
     });

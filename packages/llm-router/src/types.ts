@@ -93,6 +93,8 @@ export interface ProviderConfig {
   readonly propagateTrace: boolean;
   /** `max_concurrency`: requests in flight to this provider (all its models) at once; undefined: unlimited. */
   readonly concurrency?: ConcurrencyLimit | undefined;
+  /** `rpm` / `tpm`: the provider's quota per minute (all its models share it); undefined: neither declared. */
+  readonly rates?: readonly RateLimit[] | undefined;
 }
 
 /**
@@ -105,6 +107,23 @@ export interface ConcurrencyLimit {
   readonly kind: 'provider' | 'target';
   readonly name: string;
   /** The configured total (a replica's share of it: RouterOptions.capacityShare). */
+  readonly limit: number;
+}
+
+/** What a rate limit counts: requests (`rpm`) or tokens (`tpm`), per minute. */
+export type RateUnit = 'rpm' | 'tpm';
+
+/**
+ * An `rpm` or `tpm` in force for a target: its provider's (all its models
+ * share one window) or the chain entry's own (that target counts alone).
+ */
+export interface RateLimit {
+  /** The window it shares: `<unit>:provider:<name>` or `<unit>:target:<id>`. */
+  readonly key: string;
+  readonly unit: RateUnit;
+  readonly kind: 'provider' | 'target';
+  readonly name: string;
+  /** The configured total per minute (a replica's share of it: RouterOptions.capacityShare). */
   readonly limit: number;
 }
 
@@ -128,6 +147,8 @@ export interface TargetConfig {
   readonly price: Price | undefined;
   /** The chain entry's own `max_concurrency`, else its provider's; undefined: unlimited. */
   readonly concurrency?: ConcurrencyLimit | undefined;
+  /** Its `rpm` and `tpm`, each the chain entry's own, else its provider's; undefined: neither applies. */
+  readonly rates?: readonly RateLimit[] | undefined;
 }
 
 /** What an alias serves: `chat` (`/v1/chat/completions`, the default) or `embedding` (`/v1/embeddings`). */
@@ -447,6 +468,23 @@ export interface TargetView {
   readonly reason: string | null;
   /** Its `max_concurrency` now; absent when it declares none. */
   readonly load?: TargetLoadView;
+  /** Its `rpm` / `tpm` windows now, one per limit in force; absent when neither applies. */
+  readonly rate?: readonly TargetRateView[];
+}
+
+/** One of a target's rate windows now (the last minute, sliding). */
+export interface TargetRateView {
+  readonly unit: RateUnit;
+  /** What the window covers: `provider` (all its models) or the `target` alone. */
+  readonly counts: 'provider' | 'target';
+  /** Requests (rpm) or tokens (tpm) charged in the last minute. */
+  readonly used: number;
+  /** The effective local limit (a replica's share of the configured total). */
+  readonly limit: number;
+  /** Requests waiting for room in the window. */
+  readonly queued: number;
+  /** Used up: a request arriving now would not fit (rpm), or not even one token would (tpm). */
+  readonly saturated: boolean;
 }
 
 /** A target's `max_concurrency` count now (`saturated`: at its limit, so a realtime request passes it by). */

@@ -19,6 +19,7 @@ export { startTestPostgres, postgresBinDir, TEST_DATABASE_URL_VARIABLE } from '.
 export type { TestPostgres } from './test-postgres.js';
 export { DEFAULT_EMBEDDING_DIMENSIONS } from './fake-embeddings.js';
 export type { GatewayCommand, GatewayExit, GatewayLogLine, GatewayProcess, GatewayProcessOptions } from './gateway-process.js';
+export type { FakeQuota } from './quota.js';
 export type {
   AnswerBehavior,
   EmbeddingAnswer,

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { BehaviorTable } from './behaviors.js';
 import { isObject, type Dialect } from './dialect.js';
 import { Recorder } from './recorder.js';
+import { QuotaWindow } from './quota.js';
 import { Responder, type Exchange } from './respond.js';
 import type { FakeBehavior, FakeScript, FakeUpstream, FakeUpstreamOptions, RecordedRequest } from './types.js';
 
@@ -49,6 +50,7 @@ class FakeUpstreamServer implements FakeUpstream {
   readonly #sockets = new Set<Socket>();
   readonly #inflight = new Set<Exchange>();
   readonly #baseModels: string[];
+  readonly #quota: QuotaWindow | undefined;
   #models: string[] | undefined; // set by setModels; otherwise derived
   #modelsBody: Buffer | undefined; // cached probe answer, dropped when the listing changes
   #probeStatus = 200;
@@ -63,6 +65,7 @@ class FakeUpstreamServer implements FakeUpstream {
     this.#behaviors = new BehaviorTable(options.default);
     this.#recorder = new Recorder(options.record ?? true);
     this.#responder = new Responder(dialect, options.name);
+    this.#quota = options.quota === undefined ? undefined : new QuotaWindow(options.quota);
     this.#server = createServer({ keepAlive: true, keepAliveTimeout: KEEP_ALIVE_MS, noDelay: true }, (req, res) => this.#onRequest(req, res));
     this.#server.keepAliveTimeout = KEEP_ALIVE_MS;
     this.#server.on('connection', (socket: Socket) => {
@@ -127,6 +130,9 @@ class FakeUpstreamServer implements FakeUpstream {
   waitForClientClose(timeoutMs?: number, predicate?: (request: RecordedRequest) => boolean): Promise<RecordedRequest> {
     return this.#recorder.waitForClientClose(timeoutMs, predicate);
   }
+  quotaRefusals(): number {
+    return this.#quota?.refusals ?? 0;
+  }
   openConnections(): number {
     return this.#sockets.size;
   }
@@ -137,6 +143,7 @@ class FakeUpstreamServer implements FakeUpstream {
     this.#models = undefined;
     this.#modelsBody = undefined;
     this.#probeStatus = 200;
+    this.#quota?.reset();
   }
 
   async stop(): Promise<void> {
@@ -225,7 +232,12 @@ class FakeUpstreamServer implements FakeUpstream {
       this.#recorder.request({ method: 'POST', path, query: queryOf(req.url), headers: req.headers, body, model, operation, stream, at: Date.now(), closedByClient: false });
       return sendRefusal(res, refused);
     }
-    const behavior = this.#behaviors.take(model, body);
+    // Past the quota: a 429 as the provider sends it, and no `on()` sequence step is used up.
+    const admitted = this.#quota?.admit(Date.now());
+    const behavior: FakeBehavior =
+      admitted?.ok === false
+        ? { kind: 'status', status: 429, headers: { 'retry-after': String(admitted.retryAfterS) } }
+        : this.#behaviors.take(model, body);
     const record: RecordedRequest = { method: 'POST', path, query: queryOf(req.url), headers: req.headers, body, model, operation, stream, behavior, at: Date.now(), closedByClient: false };
     const ex: Exchange = { res, finished: false, selfClosed: false, timer: undefined };
     this.#inflight.add(ex);

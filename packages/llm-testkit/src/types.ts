@@ -1,3 +1,4 @@
+import type { FakeQuota } from './quota.js';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /**
@@ -136,6 +137,12 @@ export interface FakeUpstreamOptions {
   default?: FakeBehavior;
   /** Addition: appended to the default content (`Hello from <model> via <name>`) to tell fakes apart. */
   name?: string;
+  /**
+   * Addition: a request quota like a cloud account's (e.g. `{ requests: 5 }`: 5 per minute).
+   * Past it, chat and embeddings requests are answered 429 with Retry-After (counted by
+   * `quotaRefusals()`); probes are not counted. Default: no quota.
+   */
+  quota?: FakeQuota;
   /** Addition: keep RecordedRequest objects (default true). Counts and waiters work either way; false keeps memory flat in benchmarks. */
   record?: boolean;
 }
@@ -166,6 +173,8 @@ export interface FakeUpstream {
    * reset(), so pass a predicate when earlier requests may also have been abandoned.
    */
   waitForClientClose(timeoutMs?: number, predicate?: (request: RecordedRequest) => boolean): Promise<RecordedRequest>;
+  /** Addition: requests answered 429 because the `quota` option was used up (0 without a quota). */
+  quotaRefusals(): number;
   openConnections(): number;
   /** Forget requests, probes, behaviours, models set by setModels and the probe status. */
   reset(): void;

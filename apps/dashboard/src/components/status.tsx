@@ -57,18 +57,19 @@ export function TargetStatus({ target }: { target: LiveTarget }) {
 
 /**
  * A chain target's load: `saturated` while it is full (realtime requests pass
- * it by), its count against its `max_concurrency`, and its recent time to
+ * it by), its count against its `max_concurrency`, its `rpm` / `tpm` windows used, and its recent time to
  * first token — what shows a busy local box before anything fails.
  */
 export function TargetLoad({ target }: { target: LiveTarget }) {
   const load = target.load;
   const parts: string[] = [];
   if (load !== undefined) parts.push(`in flight ${load.in_flight}/${load.limit}${load.queued > 0 ? `, ${load.queued} queued` : ''}`);
+  for (const w of target.rate ?? []) parts.push(`${w.unit} ${w.used}/${w.limit}`);
   if (target.first_token_ms !== null) parts.push(`first token ${target.first_token_ms} ms`);
   if (parts.length === 0) return null;
   return (
     <span class="status target-load">
-      {load?.saturated === true && <Badge tone="warn">saturated</Badge>}
+      {(load?.saturated === true || target.rate?.some((w) => w.saturated) === true) && <Badge tone="warn">saturated</Badge>}
       <span class="status-detail">{parts.join(' · ')}</span>
     </span>
   );

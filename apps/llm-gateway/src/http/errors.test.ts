@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RouterError, type Attempt, type RequestOutcome } from '@mana/llm-router';
+import { ATTEMPT_REASONS, RouterError, type Attempt, type RequestOutcome } from '@mana/llm-router';
 import { readFileSync } from 'node:fs';
 import { GATEWAY_ERRORS, errorBody, fromRouterError, gatewayError } from './errors.js';
 
@@ -72,5 +72,17 @@ describe('error shaping', () => {
     ]);
     const missing = Object.keys(GATEWAY_ERRORS).filter((code) => !notSent.has(code) && !readme.includes(`\`${code}\``));
     expect(missing).toEqual([]);
+  });
+
+  it('the attempt reasons table (docs/api/errors.md) lists every reason the router writes, and no other', () => {
+    const page = readFileSync(new URL('../../../../docs/api/errors.md', import.meta.url), 'utf8');
+    const section = page.slice(page.indexOf('## Attempt reasons'));
+    // First column of each row: one reason or several joined by " / ", each in backticks.
+    const documented = section
+      .split('\n')
+      .filter((line) => line.startsWith('| `') && !line.startsWith('| `reason` |'))
+      .flatMap((line) => [...line.split('|')[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+    const declared = [...ATTEMPT_REASONS, 'http_<status>', 'unconfigured: <why>'];
+    expect([...documented].sort()).toEqual([...declared].sort());
   });
 });

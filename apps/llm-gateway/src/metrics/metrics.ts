@@ -7,7 +7,7 @@
  * provider health is read from the router at scrape time.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AliasView, AttemptEvent, ConfigSnapshot, ProviderHealthView } from '@mana/llm-router';
+import { CAPACITY_REASONS, type AliasView, type AttemptEvent, type ConfigSnapshot, type ProviderHealthView } from '@mana/llm-router';
 import type { RequestRecord } from '@mana/llm-usage-store';
 import { FirstTokenTimes } from './first-token-times.js';
 import { counterCells, LabelTree } from './label-cells.js';
@@ -58,6 +58,10 @@ const STATUS_LABELS = Array.from({ length: 600 }, (_, status) => String(status))
 function statusLabel(status: number): string {
   return STATUS_LABELS[status] ?? String(status);
 }
+
+const CAPACITY = new Set<string>(CAPACITY_REASONS);
+/** A skip because the target was full (`saturated`, `rate_limited`): a spill. */
+const isCapacityReason = (reason: string): boolean => CAPACITY.has(reason);
 
 /** `unconfigured: missing api key (X)` → `unconfigured`: keeps label cardinality bounded. */
 export function reasonLabel(reason: string): string {
@@ -151,7 +155,7 @@ export class GatewayMetrics {
   private liveKeyNames: (() => ReadonlySet<string>) | undefined;
   private readonly spillCells = counterCells(this.registry, {
     name: 'mana_llm_spills_total',
-    help: 'Requests that passed a target by because it was full (max_concurrency), by alias, the full target and the one tried next.',
+    help: 'Requests that passed a target by because it was full, by alias, the full target, the one tried next and why (saturated: max_concurrency; rate_limited: rpm/tpm).',
     labelNames: ['alias', 'from', 'to', 'reason'],
   });
   private loadReader: (() => readonly AliasView[]) | undefined;
@@ -321,7 +325,7 @@ export class GatewayMetrics {
     if (a.failedOver) {
       const next = event.nextTarget === undefined ? NONE_LABEL : this.targetLabel(event.nextTarget);
       this.fallbackCells.cell(target, next, reasonLabel(a.reason)).value += 1;
-      if (a.reason === 'saturated') this.spillCells.cell(event.alias ?? DIRECT_ALIAS_LABEL, target, next, a.reason).value += 1;
+      if (isCapacityReason(a.reason)) this.spillCells.cell(event.alias ?? DIRECT_ALIAS_LABEL, target, next, a.reason).value += 1;
     }
   }
 

@@ -27,12 +27,19 @@ export function handleAliases(ctx: GatewayContext, res: ServerResponse, requestI
 
 /**
  * A target's load as the views show it (here and in /v1/health): its recent
- * time to first token on streams (null until one was answered) and, only for a
- * target with a `max_concurrency`, its count now (`saturated` while full).
+ * time to first token on streams (null until one was answered), only for a
+ * target with a `max_concurrency` its count now (`saturated` while full), and
+ * only for one with an `rpm` / `tpm` its rate windows.
  */
 export function targetLoadJson(ctx: GatewayContext, t: TargetView) {
-  const first_token_ms = ctx.metrics.firstTokenTimes.recentMs(t.target);
-  if (t.load === undefined) return { first_token_ms };
-  const { counts, inFlight, limit, queued, saturated } = t.load;
-  return { first_token_ms, load: { counts, in_flight: inFlight, limit, queued, saturated } };
+  return {
+    first_token_ms: ctx.metrics.firstTokenTimes.recentMs(t.target),
+    ...(t.load === undefined
+      ? {}
+      : { load: { counts: t.load.counts, in_flight: t.load.inFlight, limit: t.load.limit, queued: t.load.queued, saturated: t.load.saturated } }),
+    // Only for a target with an `rpm` / `tpm`: each window's use over the last minute (`saturated` while used up).
+    ...(t.rate === undefined
+      ? {}
+      : { rate: t.rate.map((w) => ({ unit: w.unit, counts: w.counts, used: w.used, limit: w.limit, queued: w.queued, saturated: w.saturated })) }),
+  };
 }

@@ -7,6 +7,15 @@
  * `unconfigured: <why>` (skipped: no key, unknown provider).
  */
 
+/**
+ * Skipped because the target is full (a spill: the request passed it by for
+ * the next one, or waited its queue bound first). No upstream call is made.
+ */
+export const CAPACITY_REASONS = [
+  'saturated', // `max_concurrency` requests in flight already (and queue_timeout passed); in-flight/limit in `detail`
+  'rate_limited', // its `rpm` / `tpm` window of the last minute is used up (and queue_timeout passed); use/limit in `detail`
+] as const;
+
 /** Skipped: the target was not called (no upstream call is counted). */
 export const SKIP_REASONS = [
   'unhealthy', // the provider's breaker is open
@@ -15,7 +24,7 @@ export const SKIP_REASONS = [
   'unsupported_request', // the request cannot be expressed in the target's protocol
   'unsupported_parameter', // the target's protocol cannot honour a request parameter (named in `detail`)
   'context_too_small', // estimated not to fit the target's `context_window`
-  'saturated', // `max_concurrency` requests in flight already (and queue_timeout passed); in-flight/limit in `detail`
+  ...CAPACITY_REASONS,
 ] as const;
 
 /** Failed: the target was called and the request moved on (or ended, when it was the last). */

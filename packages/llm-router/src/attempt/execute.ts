@@ -15,11 +15,12 @@ import type {
   RouterResult,
   Settings,
   TargetConfig,
-  ConcurrencyLimit,
 } from '../types.js';
 import type { AttemptReason } from './attempt-reasons.js';
 import { AttemptLog } from './attempt-log.js';
 import type { ConcurrencyBook } from '../load/concurrency.js';
+import type { RateBook, Refund } from '../load/rate-window.js';
+import { RequestCost } from '../load/request-cost.js';
 import { type BackgroundGate, type InFlight, sleep } from './background-gate.js';
 import { callTarget, type CallOutcome } from './call-target.js';
 import { finalError } from './final-error.js';
@@ -52,6 +53,8 @@ export interface ExecuteDeps {
   readonly inFlight: InFlight;
   /** `max_concurrency` slots and their FIFO queues (only targets that declare a limit touch it). */
   readonly concurrency: ConcurrencyBook;
+  /** `rpm` / `tpm` windows and their FIFO queues (only targets that declare a rate touch it). */
+  readonly rates: RateBook;
   readonly gate: BackgroundGate;
   /** Checks a provider out of band now (joins a check already running); its result goes to the health cache. */
   readonly probe: (provider: ProviderConfig) => void;
@@ -122,6 +125,8 @@ class AttemptRun {
   private readonly fit: ContextFit | undefined;
   /** The longest a background request waits for a cooldown to end: the plan's largest `retry_max_wait`. */
   private readonly maxWaitMs: number;
+  /** What this request charges to a rate window: made on first use, so a plan without `rpm` / `tpm` never builds it. */
+  private charges: RequestCost | undefined;
 
   constructor(private readonly r: RunInputs) {
     this.background = r.request.priority === 'background';
@@ -167,8 +172,8 @@ class AttemptRun {
         continue;
       }
       let slot: Lease | undefined;
-      if (target.concurrency !== undefined) {
-        slot = await this.slotFor(target, target.concurrency, index, kind);
+      if (target.concurrency !== undefined || target.rates !== undefined) {
+        slot = await this.admit(target, index, kind);
         if (slot === undefined) {
           tally.unusable();
           continue;
@@ -212,41 +217,79 @@ class AttemptRun {
   }
 
   /**
-   * A `max_concurrency` slot of `target`, or undefined when the request moves on
-   * (the skip is logged: `saturated`, with in-flight/limit). Realtime: waits
-   * `queue_timeout` (default 0) when a later target of the plan is usable now,
-   * else up to `first_byte_timeout` (a busy box alone never fails a request).
-   * Background: moves on at once only to a free target without a price, else
-   * waits up to `background_queue_timeout` (it keeps a busy local box fed
-   * rather than spend cloud quota). Waiters are served in arrival order.
+   * Room at a target that declares a capacity: a `max_concurrency` slot, and
+   * a charge to each of its `rpm` / `tpm` windows. Undefined when the request
+   * moves on (the skip is logged: `saturated` with in-flight/limit, or
+   * `rate_limited` with the window's use/limit). A full target is passed by
+   * the same way whatever filled it. Realtime: waits `queue_timeout` (default
+   * 0) when a later target of the plan is usable now, else up to
+   * `first_byte_timeout` (a busy or rate-bound target alone never fails a
+   * request). Background: moves on at once only to a free target without a
+   * price, else waits up to `background_queue_timeout` (it keeps a busy local
+   * box fed rather than spend cloud quota). Waiters are served in arrival
+   * order. The slot is the lease returned; rate charges stand once the call is
+   * made (the upstream counts a request it was sent), and are given back only
+   * when the request never leaves.
    */
-  private async slotFor(target: TargetConfig, limit: ConcurrencyLimit, index: number, kind: PassKind): Promise<Lease | undefined> {
+  private async admit(target: TargetConfig, index: number, kind: PassKind): Promise<Lease | undefined> {
     const { deps, request, log } = this.r;
     const started = deps.now();
     const settings = target.settings;
-    let timeoutMs: number;
-    if (!deps.concurrency.hasRoom(limit)) {
+    let timeoutMs = 0;
+    if (!this.hasRoom(target)) {
       if (this.background) timeoutMs = this.usableLater(index, kind, true) ? 0 : settings.backgroundQueueTimeoutMs;
       else timeoutMs = this.usableLater(index, kind, false) ? settings.queueTimeoutMs : settings.firstByteTimeoutMs;
-    } else {
-      timeoutMs = 0;
     }
-    const state = deps.concurrency.state(limit);
-    let release: (() => void) | undefined;
+    const slot = new Lease();
+    const refunds: Refund[] = [];
+    const giveBack = (): void => {
+      slot.release();
+      for (const refund of refunds) refund();
+    };
+    const skipped = (reason: AttemptReason, state: string): undefined => {
+      giveBack();
+      const waited = deps.now() - started;
+      log.add(target, 'skipped', reason, waited, { detail: `${state}${waited > 0 ? `; waited ${waited} ms` : ''}` });
+      return undefined;
+    };
     try {
-      release = await deps.concurrency.acquire(limit, timeoutMs, request.signal);
+      const limit = target.concurrency;
+      if (limit !== undefined) {
+        const state = deps.concurrency.state(limit);
+        const release = await deps.concurrency.acquire(limit, timeoutMs, request.signal);
+        if (release === undefined) {
+          return skipped('saturated', `in flight ${state.inFlight}/${state.limit} (${limit.kind} ${limit.name}), ${state.queued} queued`);
+        }
+        slot.hold(release);
+      }
+      for (const rate of target.rates ?? []) {
+        const cost = this.cost.of(rate, target);
+        const state = deps.rates.state(rate);
+        const left = Math.max(0, timeoutMs - (deps.now() - started));
+        const refund = await deps.rates.acquire(rate, cost, left, request.signal);
+        if (refund === undefined) {
+          const needs = rate.unit === 'tpm' ? `, needs ${cost}` : '';
+          return skipped('rate_limited', `${rate.unit} ${state.used}/${state.limit}${needs} (${rate.kind} ${rate.name}), ${state.queued} queued`);
+        }
+        refunds.push(refund);
+      }
     } catch (error) {
+      giveBack();
       throw abortedError({ outcome: log.outcome(undefined), cause: error });
     }
-    if (release === undefined) {
-      const waited = deps.now() - started;
-      const detail = `in flight ${state.inFlight}/${state.limit} (${limit.kind} ${limit.name}), ${state.queued} queued${waited > 0 ? `; waited ${waited} ms` : ''}`;
-      log.add(target, 'skipped', 'saturated', waited, { detail });
-      return undefined;
-    }
-    const lease = new Lease();
-    lease.hold(release);
-    return lease;
+    return slot;
+  }
+
+  private get cost(): RequestCost {
+    return (this.charges ??= new RequestCost(this.r.operation.kind, this.r.request.body, this.fit));
+  }
+
+  /** Whether `target` would admit this request at once: a free slot, and room in each of its rate windows. */
+  private hasRoom(target: TargetConfig): boolean {
+    const { concurrency, rates } = this.r.deps;
+    if (target.concurrency !== undefined && !concurrency.hasRoom(target.concurrency)) return false;
+    for (const rate of target.rates ?? []) if (!rates.hasRoom(rate, this.cost.of(rate, target))) return false;
+    return true;
   }
 
   /** Whether a target after `index` could be called at once (background: only one without a price). */
@@ -256,7 +299,7 @@ class AttemptRun {
       const next = plan[j]!;
       if (freeOnly && next.price !== undefined) continue;
       if (this.precheck(next, kind).kind !== 'ready') continue;
-      if (next.concurrency === undefined || this.r.deps.concurrency.hasRoom(next.concurrency)) return true;
+      if (this.hasRoom(next)) return true;
     }
     return false;
   }
@@ -295,7 +338,23 @@ class AttemptRun {
       const wait = this.retryWait(d.retryAfterMs, n, target.settings);
       if (wait === undefined) return undefined;
       await this.wait(wait);
+      if (!this.chargeRetry(target)) return undefined;
     }
+  }
+
+  /** A retry is one more request the upstream counts: charged to the target's rate windows, or none when one is used up (fail over instead). */
+  private chargeRetry(target: TargetConfig): boolean {
+    if (target.rates === undefined) return true;
+    const refunds: Refund[] = [];
+    for (const rate of target.rates) {
+      const refund = this.r.deps.rates.tryCharge(rate, this.cost.of(rate, target));
+      if (refund === undefined) {
+        for (const r of refunds) r();
+        return false;
+      }
+      refunds.push(refund);
+    }
+    return true;
   }
 
   /** Backoff before retry n+1, or undefined when this request must not wait that long. */

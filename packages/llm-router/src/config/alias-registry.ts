@@ -39,6 +39,7 @@ export function resolveModel(snapshot: ConfigSnapshot, model: string | undefined
       price: provider.price,
       contextWindow: contextWindowOf(provider, provider.settings),
       concurrency: provider.concurrency,
+      rates: provider.rates,
     });
     const config: AliasConfig = Object.freeze({
       name,

@@ -3,6 +3,7 @@ import type { AliasConfig, AnswerCheck, ProviderConfig, Settings, Strategy, Targ
 import type { ConfigPath } from './config-source.js';
 import { readPrice } from './price.js';
 import { readConcurrency } from './concurrency.js';
+import { readRateLimits } from './rate-limits.js';
 import type { ConfigReader, RawMap } from './reader.js';
 import { contextWindowOf } from './context-window.js';
 import { readEmbeddingKeys, settleEmbeddingSpace, type TargetEmbedding } from './embedding-space.js';
@@ -201,7 +202,18 @@ function buildTarget(
   });
   const price = readPrice(reader, map.price, [...path, 'price'], `target ${id}`, alias) ?? provider.price;
   const concurrency = readConcurrency(reader, map.max_concurrency, [...path, 'max_concurrency'], 'target', id, alias) ?? provider.concurrency;
-  const target: TargetConfig = Object.freeze({ id, provider: split.provider, model: split.model, weight, settings, price, contextWindow: contextWindowOf(provider, settings), concurrency });
+  const rates = readRateLimits(reader, map, path, 'target', id, alias, provider.rates);
+  const target: TargetConfig = Object.freeze({
+    id,
+    provider: split.provider,
+    model: split.model,
+    weight,
+    settings,
+    price,
+    contextWindow: contextWindowOf(provider, settings),
+    concurrency,
+    rates,
+  });
   const declared = typeof entry === 'string' ? { space: undefined, maxBatch: undefined } : readEmbeddingKeys(reader, map, path, alias);
   return { target, shown: id, embedding: { ...declared, path, id } };
 }

@@ -4,6 +4,7 @@ import { defaultSettingsFor } from './defaults.js';
 import { interpolateDeep } from './interpolate.js';
 import { readPrice } from './price.js';
 import { readConcurrency } from './concurrency.js';
+import { readRateLimits } from './rate-limits.js';
 import { credentialValues, readHeaders, readSecretHeaders } from './provider-headers.js';
 import { rememberApiKeyVariables } from './provider-status.js';
 import type { ConfigReader, RawMap } from './reader.js';
@@ -88,6 +89,7 @@ function buildProvider(
     unsupportedParameters: readParameterNames(reader, raw.unsupported_parameters, [...path, 'unsupported_parameters'], what),
     propagateTrace,
     concurrency: readConcurrency(reader, raw.max_concurrency, [...path, 'max_concurrency'], 'provider', name, undefined),
+    rates: readRateLimits(reader, raw, path, 'provider', name, undefined),
   });
   rememberApiKeyVariables(provider, key?.variables ?? []);
   return provider;

@@ -22,6 +22,8 @@ export const PROVIDER_KEYS = [
   'unsupported_parameters',
   'propagate_trace',
   'max_concurrency',
+  'rpm',
+  'tpm',
 ] as const;
 
 export const ALIAS_KEYS = [
@@ -38,7 +40,7 @@ export const ALIAS_KEYS = [
   'chain',
 ] as const;
 
-export const TARGET_KEYS = ['target', 'weight', 'settings', 'price', 'embedding_space', 'max_batch', 'max_concurrency'] as const;
+export const TARGET_KEYS = ['target', 'weight', 'settings', 'price', 'embedding_space', 'max_batch', 'max_concurrency', 'rpm', 'tpm'] as const;
 
 export const PRICE_KEYS = ['input', 'output', 'cached_input'] as const;
 
