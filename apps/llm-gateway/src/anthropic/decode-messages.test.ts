@@ -31,6 +31,28 @@ describe('decodeMessagesRequest', () => {
     expect(decoded.ok && decoded.body).toMatchObject(expected);
   });
 
+  it("Anthropic's own tools stay out of the translation, named for the router: server tools droppable, the client-run ones and a forced one not", () => {
+    const custom = { name: 'f', input_schema: { type: 'object' } };
+    const search = { type: 'web_search_20250305', name: 'web_search', max_uses: 2 };
+    const bash = { type: 'bash_20250124', name: 'bash' };
+    const decoded = decode({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }], tools: [search, custom, bash], tool_choice: { type: 'auto' } });
+    expect(decoded.ok && decoded.body).toMatchObject({ tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }], tool_choice: 'auto' });
+    expect(decoded.ok && decoded.nativeOnly).toEqual([
+      { param: 'tools[0].type', name: 'web_search_20250305', droppable: true },
+      { param: 'tools[2].type', name: 'bash_20250124', droppable: false },
+    ]);
+    // The client's own request keeps them, for a target that takes it natively.
+    expect(decoded.ok && decoded.source?.body.tools).toEqual([search, custom, bash]);
+    const forced = decode({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }], tools: [search, custom], tool_choice: { type: 'tool', name: 'web_search' } });
+    expect(forced.ok && forced.nativeOnly).toEqual([{ param: 'tools[0].type', name: 'web_search_20250305', droppable: false }]);
+    const only = decode({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }], tools: [search], tool_choice: { type: 'any' } });
+    expect(only.ok && only.body).not.toHaveProperty('tool_choice');
+    expect(only.ok && only.body).not.toHaveProperty('tools');
+    expect(only.ok && only.nativeOnly).toEqual([{ param: 'tools[0].type', name: 'web_search_20250305', droppable: false }]);
+    const bad = decode({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }], tools: [{ type: 7, name: 'x' }] });
+    expect(!bad.ok && bad.error).toMatchObject({ code: 'invalid_type', param: 'tools[0].type' });
+  });
+
   it('an error result says so in its text; images in a result follow the tool messages in a user message', () => {
     const decoded = decode({
       max_tokens: 5,
