@@ -278,9 +278,9 @@ export interface SourceRequest {
 
 /** One part of a request that only a target taking it natively can honour (RouterRequest.nativeOnly). */
 export interface NativeOnlyPart {
-  /** Where the client wrote it, as an error's `param` names it: `tools[0].type`. */
+  /** Where the client wrote it, as an error's `param` names it: `tools[0].type`, `messages[1].content[0].type`. */
   readonly param: string;
-  /** The tool's type as the client wrote it (`web_search_20250305`, `image_generation`): what messages and X-Mana-LLM-Dropped-Tools name. */
+  /** Its type as the client wrote it (`web_search_20250305`, `image_generation`, `web_search_tool_result`): what messages and X-Mana-LLM-Dropped-Tools name. */
   readonly name: string;
   /**
    * A hosted (server-side) tool the request merely offers: `hosted_tools: drop`
@@ -321,7 +321,8 @@ export interface RouterRequest {
   /**
    * What `body` (the translation) leaves out because only a target that takes
    * the client's request natively (`source`, in its own dialect) can honour it:
-   * Anthropic's server tools on `/v1/messages`, OpenAI's hosted tools on
+   * Anthropic's server tools (and their calls and results in the
+   * conversation, a document) on `/v1/messages`, OpenAI's hosted tools on
    * `/v1/responses`. Any other target is skipped as `unsupported_parameter`
    * naming the first one, unless every one is droppable and the target's
    * `hosted_tools` setting is `drop`: it then gets `body` as it is.

@@ -53,6 +53,43 @@ describe('decodeMessagesRequest', () => {
     expect(!bad.ok && bad.error).toMatchObject({ code: 'invalid_type', param: 'tools[0].type' });
   });
 
+  it("a server tool's earlier call and results, and a document, stay out of the translation, named after the tools; a turn of only such blocks is no message", () => {
+    const searched = {
+      role: 'assistant',
+      content: [
+        { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'node 20' } },
+        { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+        { type: 'text', text: 'Node 20 added a permission model.' },
+      ],
+    };
+    const onlySearch = { role: 'assistant', content: searched.content.slice(0, 2) };
+    const decoded = decode({
+      max_tokens: 5,
+      tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+      messages: [
+        { role: 'user', content: 'What changed?' },
+        searched,
+        { role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'notes' } }, { type: 'text', text: 'And this?' }] },
+        onlySearch,
+        { role: 'user', content: 'Thanks.' },
+      ],
+    });
+    expect(decoded.ok && decoded.body.messages).toEqual([
+      { role: 'user', content: 'What changed?' },
+      { role: 'assistant', content: 'Node 20 added a permission model.' },
+      { role: 'user', content: 'And this?' },
+      { role: 'user', content: 'Thanks.' },
+    ]);
+    expect(decoded.ok && decoded.nativeOnly).toEqual([
+      { param: 'tools[0].type', name: 'web_search_20250305', droppable: true },
+      { param: 'messages[1].content[0].type', name: 'server_tool_use', droppable: true },
+      { param: 'messages[1].content[1].type', name: 'web_search_tool_result', droppable: true },
+      { param: 'messages[2].content[0].type', name: 'document', droppable: false },
+      { param: 'messages[3].content[0].type', name: 'server_tool_use', droppable: true },
+      { param: 'messages[3].content[1].type', name: 'web_search_tool_result', droppable: true },
+    ]);
+  });
+
   it('an error result says so in its text; images in a result follow the tool messages in a user message', () => {
     const decoded = decode({
       max_tokens: 5,

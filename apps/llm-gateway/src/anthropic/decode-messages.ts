@@ -8,6 +8,8 @@
  *   temperature, top_p, top_k → the same names (top_k is vLLM's, llama.cpp's and Ollama's)
  *   metadata.user_id     → user
  *   tools (input_schema) → function tools (parameters)
+ *   document, search_result blocks, server tool calls and results → not in the translation, as
+ *                          the typed tools below (decode-content.ts)
  *   tools of another type → not in the translation: Anthropic's own tools (server tools such as
  *                          `web_search_…`, and `bash_…`, `text_editor_…`, …) reach only a target that
  *                          takes the request natively; for any other the router skips the target or,
@@ -58,10 +60,12 @@ function decode(parsed: unknown, read: ReadBody, generates: boolean): Decoded {
     const model = parsed.model as string | undefined;
     const stream = generates && booleanField(parsed, 'stream') === true;
     // `stream` always set: the adapter then has nothing to add to the body (no copy of it).
-    const chat: ChatRequestBody = { messages: decodeConversation(parsed.system, messagesOf(parsed)), stream };
+    const blocks: NativeOnlyPart[] = [];
+    const chat: ChatRequestBody = { messages: decodeConversation(parsed.system, messagesOf(parsed), blocks), stream };
     if (generates) chat.max_tokens = maxTokens(parsed.max_tokens);
     sampling(parsed, chat);
-    const nativeOnly = tools(parsed, chat);
+    // The tools first: a refusal names the tool, before the blocks an earlier use of it left in the conversation.
+    const nativeOnly = [...tools(parsed, chat), ...blocks];
     const optional: string[] = [];
     outputConfig(parsed.output_config, chat, optional);
     return {

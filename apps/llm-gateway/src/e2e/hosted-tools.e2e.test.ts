@@ -123,6 +123,44 @@ describe('/v1/messages with web_search_20250305', () => {
     ]);
   });
 
+  describe('the next turn, with the search the model made in the conversation', () => {
+    const searched: Anthropic.MessageParam = {
+      role: 'assistant',
+      content: [
+        { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'node 20 changes' } },
+        { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: [{ type: 'web_search_result', url: 'https://nodejs.org/en/blog', title: 'Node 20', encrypted_content: 'abc', page_age: null }] },
+        { type: 'text', text: 'Node 20 added a permission model.' },
+      ],
+    };
+    const next = (model: string): Anthropic.MessageCreateParamsNonStreaming => ({
+      ...params(model),
+      messages: [...params(model).messages, searched, { role: 'user', content: 'And Node 22?' }],
+    });
+
+    it('an anthropic target gets it as written', async () => {
+      const message = await anthropic.messages.create(next('mana/reasoning'));
+      expect(message.content).toEqual([{ type: 'text', text: 'Searched natively.' }]);
+      expect((claude.requests.at(-1)!.body as Json).messages).toEqual(next('mana/reasoning').messages);
+    });
+
+    it('the drop alias gets the conversation without the search blocks; the header names them after the tool', async () => {
+      const { data, response } = await anthropic.messages.create(next('mana/chat-drop')).withResponse();
+      expect(data.content).toEqual([{ type: 'text', text: 'Answered without search.' }]);
+      expect(response.headers.get('x-mana-llm-dropped-tools')).toBe('web_search_20250305, server_tool_use, web_search_tool_result');
+      expect((cloud.requests.at(-1)!.body as Json).messages).toEqual([
+        { role: 'user', content: 'What changed in Node 20?' },
+        { role: 'assistant', content: 'Node 20 added a permission model.' },
+        { role: 'user', content: 'And Node 22?' },
+      ]);
+    });
+
+    it('a chat-only alias without the setting: 400 naming the tool first', async () => {
+      const error = await anthropic.messages.create(next('mana/chat')).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+      expect((error as InstanceType<typeof Anthropic.BadRequestError>).message).toContain('`web_search_20250305` (tools[1].type)');
+    });
+  });
+
   it('count_tokens counts such a request on either alias (nothing goes upstream)', async () => {
     const before = claude.requests.length + cloud.requests.length;
     for (const model of ['mana/chat', 'mana/reasoning']) {

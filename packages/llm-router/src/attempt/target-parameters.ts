@@ -72,7 +72,7 @@ function hostedTools(adapter: Adapter, provider: ProviderConfig, target: TargetC
   const kept = target.settings.hostedTools === 'drop' ? parts.find((p) => !p.droppable) : parts[0];
   if (kept !== undefined) return { kind: 'refused', param: kept.param, detail: cannotRun(provider, kept) };
   const dropped = [...new Set(parts.map((p) => p.name))];
-  return { kind: 'ok', note: `${provider.type} cannot offer ${named(dropped)}: sent without ${dropped.length === 1 ? 'it' : 'them'} (hosted_tools: drop)`, dropped };
+  return { kind: 'ok', note: `${provider.type} cannot offer ${named(parts, dropped)}: sent without ${dropped.length === 1 ? 'it' : 'them'} (hosted_tools: drop)`, dropped };
 }
 
 /** The first parameter of `body` the target cannot honour: its protocol's refusal, else one its provider declares. Absent and `null` values ask for nothing. */
@@ -94,9 +94,12 @@ export function cannotHonour(provider: ProviderConfig, params: readonly string[]
 /** `openai cannot offer the tool \`web_search\` (tools[0].type)`, and whether `hosted_tools: drop` would serve it. */
 function cannotRun(provider: ProviderConfig, part: NativeOnlyPart): string {
   const why = part.droppable ? '; settings.hosted_tools: drop sends the request without it' : '';
-  return `${provider.type} cannot offer ${named([part.name])} (${part.param})${why}`;
+  return `${provider.type} cannot offer ${named([part], [part.name])} (${part.param})${why}`;
 }
 
-function named(tools: readonly string[]): string {
-  return `the tool${tools.length === 1 ? '' : 's'} ${tools.map((t) => `\`${t}\``).join(', ')}`;
+/** `the tool \`web_search\``; without the noun when some are not tools (an earlier call's blocks in the conversation). */
+function named(parts: readonly NativeOnlyPart[], names: readonly string[]): string {
+  const listed = names.map((t) => `\`${t}\``).join(', ');
+  if (!parts.every((p) => p.param.startsWith('tools['))) return listed;
+  return `the tool${names.length === 1 ? '' : 's'} ${listed}`;
 }
