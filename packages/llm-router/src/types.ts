@@ -16,6 +16,13 @@ export type OnAllUnhealthy = 'fail' | 'try_anyway';
 /** Provider wire protocol: OpenAI-compatible, Ollama's native API, Anthropic's Messages API. */
 export type ProviderType = 'openai' | 'ollama' | 'anthropic';
 
+/**
+ * What a target that cannot run a request's hosted tools (NativeOnlyPart) does
+ * with it: `refuse` (skipped, `unsupported_parameter`) or `drop` (it gets the
+ * request without them, and the result says which: ResultBase.droppedTools).
+ */
+export type HostedToolsPolicy = 'refuse' | 'drop';
+
 /** `realtime` requests never wait; `background` requests pass a concurrency limit and may wait out rate limits. */
 export type Priority = 'realtime' | 'background';
 
@@ -43,6 +50,8 @@ export interface Settings {
   queueTimeoutMs: number;
   /** Background: how long to wait for a slot of a full target (default 600_000, 10 min). */
   backgroundQueueTimeoutMs: number;
+  /** A target that cannot run the request's hosted tools: skipped (`refuse`, default) or sent the request without them (`drop`). */
+  hostedTools: HostedToolsPolicy;
 }
 
 /** USD per million tokens. */
@@ -288,6 +297,21 @@ export interface SourceRequest {
   readonly bodyText: BodyText | undefined;
 }
 
+/** One part of a request that only a target taking it natively can honour (RouterRequest.nativeOnly). */
+export interface NativeOnlyPart {
+  /** Where the client wrote it, as an error's `param` names it: `tools[0].type`, `messages[1].content[0].type`. */
+  readonly param: string;
+  /** Its type as the client wrote it (`web_search_20250305`, `image_generation`, `web_search_tool_result`): what messages and X-Mana-LLM-Dropped-Tools name. */
+  readonly name: string;
+  /**
+   * A hosted (server-side) tool the request merely offers: `hosted_tools: drop`
+   * may leave it out. False for one the model cannot do without (a tool the
+   * request's `tool_choice` forces, a tool the client runs from a schema only
+   * the upstream knows).
+   */
+  readonly droppable: boolean;
+}
+
 export interface RouterRequest {
   /** Alias, direct `provider/model`, or undefined for DEFAULT_ALIAS. */
   readonly model: string | undefined;
@@ -315,6 +339,16 @@ export interface RouterRequest {
    * parameter a protocol cannot honour skips the target.
    */
   readonly optionalParameters?: readonly string[] | undefined;
+  /**
+   * What `body` (the translation) leaves out because only a target that takes
+   * the client's request natively (`source`, in its own dialect) can honour it:
+   * Anthropic's server tools (and their calls and results in the
+   * conversation, a document) on `/v1/messages`, OpenAI's hosted tools on
+   * `/v1/responses`. Any other target is skipped as `unsupported_parameter`
+   * naming the first one, unless every one is droppable and the target's
+   * `hosted_tools` setting is `drop`: it then gets `body` as it is.
+   */
+  readonly nativeOnly?: readonly NativeOnlyPart[] | undefined;
   /** Told of this request's attempts while they happen (the gateway's traces); without one nothing is built for it. */
   readonly observer?: AttemptObserver | undefined;
 }
@@ -385,6 +419,8 @@ export interface ResultBase {
   readonly outcome: RequestOutcome & { readonly target: string };
   /** Rate-limit headers (`x-ratelimit-*`, `retry-after`) of the relayed attempt only. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The hosted tools (NativeOnlyPart.name) the target that answered got the request without (`hosted_tools: drop`); absent: none. */
+  readonly droppedTools?: readonly string[];
 }
 
 /** A non-streaming success: an OpenAI `chat.completion` object, or for embeddings an OpenAI embedding `list`. */

@@ -12,39 +12,51 @@
  *   thinking, redacted_thinking             → dropped (the model's own reasoning; OpenAI-shaped
  *                                             targets take none back; the original request keeps them)
  *
- * `cache_control` on any block is dropped the same way. A block this list
- * does not know, or one no OpenAI-shaped target can take (documents, server
- * tools), is refused with a 400 naming it, never passed on to fail upstream.
+ * `cache_control` on any block is dropped the same way. A block no
+ * OpenAI-shaped target can take (documents, the calls and results of
+ * Anthropic's server tools) is left out of the translation and named for the
+ * router (`nativeOnly`): only a target that takes the request natively gets it,
+ * any other is skipped, or under `hosted_tools: drop` gets the conversation
+ * without a server tool's blocks. A block this list does not know is refused
+ * with a 400 naming it, never passed on to fail upstream.
  * Images must be base64 of an image type, or a URL; a `tool_result` must
  * answer a `tool_use` of the message right before it, as Anthropic requires.
  */
+import type { NativeOnlyPart } from '@mana/llm-router';
 import { isPlainObject } from '../plain-object.js';
 import { Refusal, wrongType } from '../http/refusal.js';
 
 type Json = Record<string, unknown>;
 
-/** Known block types no OpenAI-shaped target can express: refused by name rather than as unknown. */
-const UNTRANSLATABLE = new Set([
-  'document',
-  'search_result',
-  'server_tool_use',
-  'web_search_tool_result',
-  'web_fetch_tool_result',
-  'code_execution_tool_result',
-  'bash_code_execution_tool_result',
-  'text_editor_code_execution_tool_result',
-  'mcp_tool_use',
-  'mcp_tool_result',
-  'container_upload',
+/**
+ * Known block types no OpenAI-shaped target can express, and whether
+ * `hosted_tools: drop` may leave them out: a server tool's call and results
+ * may go with the tool; what the client supplied (a document, search results,
+ * an MCP exchange, a file) never.
+ */
+const NATIVE_ONLY = new Map<string, boolean>([
+  ['document', false],
+  ['search_result', false],
+  ['server_tool_use', true],
+  ['web_search_tool_result', true],
+  ['web_fetch_tool_result', true],
+  ['code_execution_tool_result', true],
+  ['bash_code_execution_tool_result', true],
+  ['text_editor_code_execution_tool_result', true],
+  ['tool_search_tool_result', true],
+  ['mcp_tool_use', false],
+  ['mcp_tool_result', false],
+  ['container_upload', false],
 ]);
 const DROPPED = new Set(['thinking', 'redacted_thinking']);
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 /** Base64 as Anthropic takes it: the standard alphabet, padded to a multiple of 4. */
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** The OpenAI messages of a Messages request: its system prompt first, then each turn. */
-export function decodeConversation(system: unknown, messages: readonly unknown[]): Json[] {
+/** The OpenAI messages of a Messages request: its system prompt first, then each turn; blocks left out go to `nativeOnly`. */
+export function decodeConversation(system: unknown, messages: readonly unknown[], nativeOnly: NativeOnlyPart[]): Json[] {
   const out: Json[] = [];
+  const skipped = new NativeOnlyBlocks(nativeOnly);
   if (system !== undefined && system !== null) out.push({ role: 'system', content: systemText(system, 'system') });
   // The tool_use ids of the message before: a tool_result must answer one of them.
   let offered: ReadonlySet<string> = NONE;
@@ -55,10 +67,10 @@ export function decodeConversation(system: unknown, messages: readonly unknown[]
     const content = message.content;
     if (typeof content !== 'string' && !Array.isArray(content)) throw wrongType(`${param}.content`, 'a string or an array of content blocks', content);
     if (message.role === 'user') {
-      userTurn(content, param, offered, out);
+      userTurn(content, param, offered, out, skipped);
       offered = NONE;
     } else if (message.role === 'assistant') {
-      offered = assistantTurn(content, param, out);
+      offered = assistantTurn(content, param, out, skipped);
     } else if (message.role === 'system') {
       // Kept in place, not hoisted: where it stands is what it means. Like a user turn it
       // ends what a tool_result may answer (OpenAI wants tool messages right after the calls).
@@ -101,15 +113,30 @@ function blockType(block: unknown, param: string): string {
   return block.type;
 }
 
-function unknownBlock(type: string, param: string, role: string): Refusal {
-  if (UNTRANSLATABLE.has(type)) {
-    return new Refusal('unsupported_request', `${param} is a '${type}' block, which the gateway cannot translate for OpenAI-compatible or Ollama targets.`, `${param}.type`);
+/** Where the blocks left out of the translation are named (RouterRequest.nativeOnly). */
+class NativeOnlyBlocks {
+  constructor(private readonly parts: NativeOnlyPart[]) {}
+
+  /** How many were left out so far. */
+  get count(): number {
+    return this.parts.length;
   }
+
+  /** True when `type` is such a block (then named at `param`); false for any other. */
+  skip(type: string, param: string): boolean {
+    const droppable = NATIVE_ONLY.get(type);
+    if (droppable === undefined) return false;
+    this.parts.push({ param: `${param}.type`, name: type, droppable });
+    return true;
+  }
+}
+
+function unknownBlock(type: string, param: string, role: string): Refusal {
   return new Refusal('invalid_request', `${param}.type '${type.slice(0, 60)}' is not a content block type of ${role} messages.`, `${param}.type`);
 }
 
 /** A user turn: its tool results as `tool` messages (OpenAI wants them right after the calls), then the rest. */
-function userTurn(content: string | unknown[], param: string, offered: ReadonlySet<string>, out: Json[]): void {
+function userTurn(content: string | unknown[], param: string, offered: ReadonlySet<string>, out: Json[], skipped: NativeOnlyBlocks): void {
   if (typeof content === 'string') {
     out.push({ role: 'user', content });
     return;
@@ -121,8 +148,8 @@ function userTurn(content: string | unknown[], param: string, offered: ReadonlyS
     const type = blockType(block, at);
     if (type === 'text') parts.push({ type: 'text', text: textOf(block, at) });
     else if (type === 'image') parts.push(imagePart(block, at));
-    else if (type === 'tool_result') out.push(toolMessage(block, at, offered, parts));
-    else if (!DROPPED.has(type)) throw unknownBlock(type, at, 'user');
+    else if (type === 'tool_result') out.push(toolMessage(block, at, offered, parts, skipped));
+    else if (!DROPPED.has(type) && !skipped.skip(type, at)) throw unknownBlock(type, at, 'user');
   }
   if (parts.length === 0) return;
   // One text part is the plain string every OpenAI-compatible server reads.
@@ -130,7 +157,7 @@ function userTurn(content: string | unknown[], param: string, offered: ReadonlyS
 }
 
 /** A tool result → a `tool` message; images inside it join the user message that follows (tool messages hold text only). */
-function toolMessage(block: Json, param: string, offered: ReadonlySet<string>, images: Json[]): Json {
+function toolMessage(block: Json, param: string, offered: ReadonlySet<string>, images: Json[], skipped: NativeOnlyBlocks): Json {
   const id = block.tool_use_id;
   if (typeof id !== 'string') throw wrongType(`${param}.tool_use_id`, 'a string', id);
   if (!offered.has(id)) {
@@ -150,7 +177,7 @@ function toolMessage(block: Json, param: string, offered: ReadonlySet<string>, i
       const type = blockType(part, at);
       if (type === 'text') text = text === '' ? textOf(part, at) : `${text}\n${textOf(part, at)}`;
       else if (type === 'image') images.push(imagePart(part, at));
-      else throw unknownBlock(type, at, 'tool_result');
+      else if (!skipped.skip(type, at)) throw unknownBlock(type, at, 'tool_result');
     }
   } else if (inner !== undefined && inner !== null) throw wrongType(`${param}.content`, 'a string or an array of text and image blocks', inner);
   if (block.is_error !== undefined && block.is_error !== null && typeof block.is_error !== 'boolean') throw wrongType(`${param}.is_error`, 'a boolean', block.is_error);
@@ -183,7 +210,7 @@ function imagePart(block: Json, param: string): Json {
 }
 
 /** An assistant turn → one assistant message; returns the ids of its tool calls (the next turn may answer them). */
-function assistantTurn(content: string | unknown[], param: string, out: Json[]): ReadonlySet<string> {
+function assistantTurn(content: string | unknown[], param: string, out: Json[], skipped: NativeOnlyBlocks): ReadonlySet<string> {
   if (typeof content === 'string') {
     out.push({ role: 'assistant', content });
     return NONE;
@@ -191,6 +218,7 @@ function assistantTurn(content: string | unknown[], param: string, out: Json[]):
   let text = '';
   const calls: Json[] = [];
   const ids = new Set<string>();
+  const before = skipped.count;
   for (let j = 0; j < content.length; j++) {
     const block = content[j] as Json;
     const at = `${param}.content[${j}]`;
@@ -203,8 +231,10 @@ function assistantTurn(content: string | unknown[], param: string, out: Json[]):
       if (!isPlainObject(input)) throw wrongType(`${at}.input`, 'an object', input);
       ids.add(id);
       calls.push({ id, type: 'function', function: { name, arguments: JSON.stringify(input) } });
-    } else if (!DROPPED.has(type)) throw unknownBlock(type, at, 'assistant');
+    } else if (!DROPPED.has(type) && !skipped.skip(type, at)) throw unknownBlock(type, at, 'assistant');
   }
+  // A turn that held nothing translatable (only a server tool's call and result) is no message for a chat target.
+  if (text === '' && calls.length === 0 && skipped.count > before) return NONE;
   const message: Json = { role: 'assistant', content: calls.length > 0 && text === '' ? null : text };
   if (calls.length > 0) message.tool_calls = calls;
   out.push(message);

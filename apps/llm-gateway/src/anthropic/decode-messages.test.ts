@@ -31,6 +31,65 @@ describe('decodeMessagesRequest', () => {
     expect(decoded.ok && decoded.body).toMatchObject(expected);
   });
 
+  it("Anthropic's own tools stay out of the translation, named for the router: server tools droppable, the client-run ones and a forced one not", () => {
+    const custom = { name: 'f', input_schema: { type: 'object' } };
+    const search = { type: 'web_search_20250305', name: 'web_search', max_uses: 2 };
+    const bash = { type: 'bash_20250124', name: 'bash' };
+    const decoded = decode({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }], tools: [search, custom, bash], tool_choice: { type: 'auto' } });
+    expect(decoded.ok && decoded.body).toMatchObject({ tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }], tool_choice: 'auto' });
+    expect(decoded.ok && decoded.nativeOnly).toEqual([
+      { param: 'tools[0].type', name: 'web_search_20250305', droppable: true },
+      { param: 'tools[2].type', name: 'bash_20250124', droppable: false },
+    ]);
+    // The client's own request keeps them, for a target that takes it natively.
+    expect(decoded.ok && decoded.source?.body.tools).toEqual([search, custom, bash]);
+    const forced = decode({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }], tools: [search, custom], tool_choice: { type: 'tool', name: 'web_search' } });
+    expect(forced.ok && forced.nativeOnly).toEqual([{ param: 'tools[0].type', name: 'web_search_20250305', droppable: false }]);
+    const only = decode({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }], tools: [search], tool_choice: { type: 'any' } });
+    expect(only.ok && only.body).not.toHaveProperty('tool_choice');
+    expect(only.ok && only.body).not.toHaveProperty('tools');
+    expect(only.ok && only.nativeOnly).toEqual([{ param: 'tools[0].type', name: 'web_search_20250305', droppable: false }]);
+    const bad = decode({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }], tools: [{ type: 7, name: 'x' }] });
+    expect(!bad.ok && bad.error).toMatchObject({ code: 'invalid_type', param: 'tools[0].type' });
+  });
+
+  it("a server tool's earlier call and results, and a document, stay out of the translation, named after the tools; a turn of only such blocks is no message", () => {
+    const searched = {
+      role: 'assistant',
+      content: [
+        { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'node 20' } },
+        { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+        { type: 'text', text: 'Node 20 added a permission model.' },
+      ],
+    };
+    const onlySearch = { role: 'assistant', content: searched.content.slice(0, 2) };
+    const decoded = decode({
+      max_tokens: 5,
+      tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+      messages: [
+        { role: 'user', content: 'What changed?' },
+        searched,
+        { role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'notes' } }, { type: 'text', text: 'And this?' }] },
+        onlySearch,
+        { role: 'user', content: 'Thanks.' },
+      ],
+    });
+    expect(decoded.ok && decoded.body.messages).toEqual([
+      { role: 'user', content: 'What changed?' },
+      { role: 'assistant', content: 'Node 20 added a permission model.' },
+      { role: 'user', content: 'And this?' },
+      { role: 'user', content: 'Thanks.' },
+    ]);
+    expect(decoded.ok && decoded.nativeOnly).toEqual([
+      { param: 'tools[0].type', name: 'web_search_20250305', droppable: true },
+      { param: 'messages[1].content[0].type', name: 'server_tool_use', droppable: true },
+      { param: 'messages[1].content[1].type', name: 'web_search_tool_result', droppable: true },
+      { param: 'messages[2].content[0].type', name: 'document', droppable: false },
+      { param: 'messages[3].content[0].type', name: 'server_tool_use', droppable: true },
+      { param: 'messages[3].content[1].type', name: 'web_search_tool_result', droppable: true },
+    ]);
+  });
+
   it('an error result says so in its text; images in a result follow the tool messages in a user message', () => {
     const decoded = decode({
       max_tokens: 5,

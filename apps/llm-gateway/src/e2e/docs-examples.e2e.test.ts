@@ -42,7 +42,7 @@ const ADMIN_KEY = 'change-me';
  */
 const NOT_RUNNABLE: readonly string[] = [
   // The OpenAI Agents SDK: @openai/agents needs openai 7, which needs Node 22.
-  'docs/api/responses.md:143',
+  'docs/api/responses.md:144',
 ];
 
 const SHELL_LANGS = new Set(['sh', 'bash', 'shell', 'console', '']);

@@ -321,7 +321,7 @@ describe('bad input: an Anthropic-shaped 4xx naming what is wrong', () => {
     { what: 'a document block', body: { max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] }, status: 400, param: 'messages[0].content[0].type', says: 'document' },
     { what: 'an image that is not base64', body: { max_tokens: 5, messages: [image('not base64!')] }, status: 400, param: 'messages[0].content[0].source.data', says: 'base64' },
     { what: 'a role that is not user, assistant or system', body: { max_tokens: 5, messages: [{ role: 'developer', content: 'x' }] }, status: 400, param: 'messages[0].role', says: "role 'developer' is not supported" },
-    { what: 'a server tool', body: { max_tokens: 5, messages: USER, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, status: 400, param: 'tools[0].type', says: 'web_search_20250305' },
+    { what: 'a server tool on an alias without an anthropic target', body: { max_tokens: 5, messages: USER, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, status: 400, param: 'tools[0].type', says: 'web_search_20250305' },
     { what: 'a model that is no alias', body: { model: 'mana/nope', max_tokens: 5, messages: USER }, status: 404, param: undefined, says: 'mana/nope' },
     { what: 'a body that is not JSON', body: '{"max_tokens": ', status: 400, param: undefined, says: 'JSON' },
   ])('$what → $status', async ({ body, status, param, says }) => {

@@ -95,14 +95,23 @@ describe('stateless, said plainly: what needs a stored response is a 400 saying 
     }
   });
 
-  it.each(['web_search', 'web_search_preview', 'file_search', 'computer_use', 'computer_use_preview', 'code_interpreter', 'mcp', 'image_generation', 'local_shell'])(
-    'a built-in tool (%s) → 400 unsupported_tool naming it',
+  it.each(['computer_use', 'computer_use_preview', 'local_shell'])('a built-in tool the client runs (%s) → 400 unsupported_tool naming it', async (type) => {
+    const before = cloud.count();
+    const tools = [{ type: 'function', name: 'get_weather', parameters: { type: 'object' } }, { type }];
+    const error = await refused(await call('POST', '/v1/responses', { model: 'mana/fast-text', input: INPUT, tools }), 400, before);
+    expect(error).toMatchObject({ code: 'unsupported_tool', param: 'tools[1].type', type: 'invalid_request_error' });
+    expect(error.message).toContain(type);
+  });
+
+  it.each(['web_search', 'web_search_preview', 'file_search', 'code_interpreter', 'mcp', 'image_generation'])(
+    'a hosted tool (%s) no target of the alias runs → 400 unsupported_parameter naming it and the target, nothing sent',
     async (type) => {
       const before = cloud.count();
       const tools = [{ type: 'function', name: 'get_weather', parameters: { type: 'object' } }, { type }];
       const error = await refused(await call('POST', '/v1/responses', { model: 'mana/fast-text', input: INPUT, tools }), 400, before);
-      expect(error).toMatchObject({ code: 'unsupported_tool', param: 'tools[1].type', type: 'invalid_request_error' });
-      expect(error.message).toContain(type);
+      expect(error).toMatchObject({ code: 'unsupported_parameter', param: 'tools[1].type', type: 'invalid_request_error' });
+      expect(error.message).toContain(`the tool \`${type}\``);
+      expect(error.message).toContain('hosted_tools: drop');
     },
   );
 });

@@ -26,6 +26,7 @@ export const CORS_EXPOSED_HEADERS = [
   'X-Mana-LLM-Resolved',
   'X-Mana-LLM-Attempts',
   'X-Mana-LLM-Alias',
+  'X-Mana-LLM-Dropped-Tools',
   'X-Request-Id',
   'Retry-After',
 ].join(', ');

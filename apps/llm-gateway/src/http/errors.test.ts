@@ -53,7 +53,8 @@ describe('error shaping', () => {
     const param = fromRouterError(new RouterError('unsupported_parameter', 'x', { param: 'n', outcome }), 'mana/a');
     expect(param).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'n' });
     expect(param.message).toContain("'n'");
-    expect(param.message).toContain('local/m1, cloud/m2');
+    // Each target with what it could not do, when the attempt says.
+    expect(param.message).toContain('(local/m1; cloud/m2: 503 Service Unavailable)');
   });
 
   it('gives each gateway code its documented status', () => {

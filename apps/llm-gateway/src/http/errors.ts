@@ -188,7 +188,8 @@ function messageOf(error: RouterError, code: GatewayErrorCode, requestedModel: s
     case 'model_not_found':
       return modelNotFound(requestedModel ?? '', error.knownAliases, ' (or a configured provider/model)').message;
     case 'unsupported_parameter': {
-      const targets = error.outcome.attempts.map((a) => a.target).join(', ');
+      // Each target with what it cannot do (its own protocol, a hosted tool): never a kind the alias does not have.
+      const targets = error.outcome.attempts.map((a) => (a.detail === undefined ? a.target : `${a.target}: ${a.detail}`)).join('; ');
       return `No target can honour the parameter '${error.param ?? ''}' (${targets}). Remove it or use another model.`;
     }
     case 'client_closed_request':

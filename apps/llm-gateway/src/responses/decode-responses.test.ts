@@ -220,6 +220,30 @@ describe('decodeResponsesRequest: parameters', () => {
     ]);
   });
 
+  it('hosted tools stay out of the chat tools, named for the router (droppable), and the answer repeats them as sent', () => {
+    const fn = { type: 'function', name: 'f', parameters: { type: 'object' } };
+    const d = ok({ input: 'x', tools: [{ type: 'web_search' }, fn, { type: 'image_generation' }, { type: 'web_search_preview_2025_03_11' }], tool_choice: 'auto' });
+    expect(d.chat.tools).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }]);
+    expect(d.chat.tool_choice).toBe('auto');
+    expect(d.nativeOnly).toEqual([
+      { param: 'tools[0].type', name: 'web_search', droppable: true },
+      { param: 'tools[2].type', name: 'image_generation', droppable: true },
+      { param: 'tools[3].type', name: 'web_search_preview_2025_03_11', droppable: true },
+    ]);
+    expect((d.echo!.tools as Json[]).map((t) => t.type)).toEqual(['web_search', 'function', 'image_generation', 'web_search_preview_2025_03_11']);
+  });
+
+  it('with only hosted tools, chat gets no tool_choice; `required` forces one, which then cannot be dropped', () => {
+    const auto = ok({ input: 'x', tools: [{ type: 'web_search' }], tool_choice: 'auto' });
+    expect(auto.chat).not.toHaveProperty('tool_choice');
+    expect(auto.chat).not.toHaveProperty('tools');
+    expect(auto.nativeOnly).toEqual([{ param: 'tools[0].type', name: 'web_search', droppable: true }]);
+    const required = ok({ input: 'x', tools: [{ type: 'web_search' }], tool_choice: 'required' });
+    expect(required.chat).not.toHaveProperty('tool_choice');
+    expect(required.nativeOnly).toEqual([{ param: 'tools[0].type', name: 'web_search', droppable: false }]);
+    expect(ok({ input: 'x' }).nativeOnly).toBeUndefined();
+  });
+
   it('parallel_tool_calls without tools is not sent (OpenAI refuses it there)', () => {
     expect(ok({ input: 'x', parallel_tool_calls: false }).chat).not.toHaveProperty('parallel_tool_calls');
   });
@@ -259,9 +283,9 @@ describe('decodeResponsesRequest: parameters', () => {
     ['max_output_tokens fractional', { input: 'x', max_output_tokens: 2.5 }, 'invalid_request', 'max_output_tokens'],
     ['temperature of the wrong type', { input: 'x', temperature: 'hot' }, 'invalid_type', 'temperature'],
     ['metadata with a number', { input: 'x', metadata: { n: 1 } }, 'invalid_type', 'metadata.n'],
-    ['a web_search tool', { input: 'x', tools: [{ type: 'web_search' }] }, 'unsupported_tool', 'tools[0].type'],
+    ['a computer_use_preview tool (the client runs it; no chat form)', { input: 'x', tools: [{ type: 'computer_use_preview' }] }, 'unsupported_tool', 'tools[0].type'],
     ['a custom tool', { input: 'x', tools: [{ type: 'function', name: 'f' }, { type: 'custom', name: 'apply_patch' }] }, 'unsupported_tool', 'tools[1].type'],
-    ['an mcp tool', { input: 'x', tools: [{ type: 'mcp', server_label: 's' }] }, 'unsupported_tool', 'tools[0].type'],
+    ['a local_shell tool', { input: 'x', tools: [{ type: 'local_shell' }] }, 'unsupported_tool', 'tools[0].type'],
     ['a function tool without a name', { input: 'x', tools: [{ type: 'function' }] }, 'invalid_type', 'tools[0].name'],
     ['tools of the wrong type', { input: 'x', tools: {} }, 'invalid_type', 'tools'],
     ['tool_choice of a built-in tool', { input: 'x', tool_choice: { type: 'file_search' } }, 'unsupported_tool', 'tool_choice.type'],

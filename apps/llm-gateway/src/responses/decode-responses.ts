@@ -62,7 +62,16 @@ export function decodeResponsesRequest(parsed: unknown): Decoded {
       ...tools.echo,
     };
     refuseLogprobs(parsed);
-    return { ok: true, body: chat, model, stream, optionalParameters: optional.length === 0 ? undefined : optional, echo, toolNames: tools.toolNames };
+    return {
+      ok: true,
+      body: chat,
+      model,
+      stream,
+      optionalParameters: optional.length === 0 ? undefined : optional,
+      nativeOnly: tools.nativeOnly.length === 0 ? undefined : tools.nativeOnly,
+      echo,
+      toolNames: tools.toolNames,
+    };
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     return { ok: false, error: { code: error.code, message: error.message, param: error.param } };

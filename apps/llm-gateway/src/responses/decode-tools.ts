@@ -5,8 +5,12 @@
  *                           → {type: function, function: {name, description, parameters, strict}}
  *   namespace {name, description, tools: [function …]}
  *                           → each function as `<namespace>__<name>` (tool-namespaces.ts)
- *   tools of any other type (web_search, file_search, computer_use, code_interpreter,
- *   mcp, image_generation, local_shell, custom, …): tools OpenAI runs on its side or
+ *   hosted tools (web_search, web_search_preview, file_search, code_interpreter,
+ *   image_generation, mcp): tools OpenAI runs on its side → not in the translation
+ *                           (nativeOnly): no target runs them, so each is skipped as
+ *                           unsupported_parameter, or under `hosted_tools: drop` gets the
+ *                           request without them; the answer repeats them as sent
+ *   tools of any other type (computer_use, local_shell, custom, …): tools the client runs
  *   that have no chat form → 400 unsupported_tool naming the type
  *   tool_choice: auto / none / required → the same; {type: function, name} → chat's
  *                named function; a built-in tool's type → unsupported_tool
@@ -16,7 +20,7 @@
  * true, chat to false, and a schema strict mode refuses (optional properties)
  * must still work as it does on chat.
  */
-import type { ChatRequestBody } from '@mana/llm-router';
+import type { ChatRequestBody, NativeOnlyPart } from '@mana/llm-router';
 import { isPlainObject } from '../plain-object.js';
 import { Refusal, wrongType } from '../http/refusal.js';
 import { CHAT_TOOL_NAME, flatToolName, type ClientToolName } from './tool-namespaces.js';
@@ -28,27 +32,45 @@ export interface DecodedTools {
   readonly echo: Json;
   /** Chat names of the functions of namespaces → the client's names (undefined without namespaces). */
   readonly toolNames: ReadonlyMap<string, ClientToolName> | undefined;
+  /** The hosted tools offered (RouterRequest.nativeOnly); empty without any. */
+  readonly nativeOnly: readonly NativeOnlyPart[];
 }
+
+/** Tools OpenAI runs on its side, dated variants included (`web_search_preview_2025_03_11`). */
+const HOSTED_TOOL = /^(?:web_search(?:_preview)?(?:_\d{4}_\d{2}_\d{2})?|file_search|code_interpreter|image_generation|mcp)$/;
 
 /** Sets chat's tools, tool_choice and parallel_tool_calls. */
 export function decodeTools(body: Json, chat: ChatRequestBody): DecodedTools {
   const echoed: Json[] = [];
   const offered = new OfferedTools();
+  const hosted: { param: string; name: string }[] = [];
   const list = body.tools;
   if (list !== undefined && list !== null) {
     if (!Array.isArray(list)) throw wrongType('tools', 'an array', list);
     for (let i = 0; i < list.length; i++) {
       const tool: unknown = list[i];
       if (isPlainObject(tool) && tool.type === 'namespace') echoed.push(namespaceTool(tool, `tools[${i}]`, offered));
-      else echoed.push(offered.add(functionTool(tool, `tools[${i}]`)));
+      else if (isPlainObject(tool) && typeof tool.type === 'string' && HOSTED_TOOL.test(tool.type)) {
+        hosted.push({ param: `tools[${i}].type`, name: tool.type });
+        echoed.push(tool);
+      } else echoed.push(offered.add(functionTool(tool, `tools[${i}]`)));
     }
     if (offered.tools.length > 0) chat.tools = offered.tools;
   }
   const choice = toolChoice(body.tool_choice, chat);
+  // `required` with no function tool beside forces a hosted one: it cannot be left out.
+  const droppable = !(choice === 'required' && chat.tools === undefined);
+  const nativeOnly = hosted.map((h): NativeOnlyPart => ({ ...h, droppable }));
+  // Chat's tool_choice applies to its tools: with only hosted ones offered, a target getting the translation has none.
+  if (chat.tools === undefined && nativeOnly.length > 0) delete chat.tool_choice;
   const parallel = body.parallel_tool_calls;
   if (parallel !== undefined && parallel !== null && typeof parallel !== 'boolean') throw wrongType('parallel_tool_calls', 'a boolean', parallel);
   if (typeof parallel === 'boolean' && chat.tools !== undefined) chat.parallel_tool_calls = parallel;
-  return { echo: { tools: echoed, tool_choice: choice, parallel_tool_calls: parallel ?? true }, toolNames: offered.toolNames.size === 0 ? undefined : offered.toolNames };
+  return {
+    echo: { tools: echoed, tool_choice: choice, parallel_tool_calls: parallel ?? true },
+    toolNames: offered.toolNames.size === 0 ? undefined : offered.toolNames,
+    nativeOnly,
+  };
 }
 
 /** A function tool as decoded: chat's tool, the answer's, and the names it goes by upstream and for the client. */

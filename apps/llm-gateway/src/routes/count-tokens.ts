@@ -38,7 +38,7 @@ export async function handleCountTokens(
   if (refused !== undefined) return fail(MESSAGES, ctx, res, ex, refused);
   let count: TokenCount;
   try {
-    count = ctx.router.countTokens({ model: decoded.model, operation: 'chat', body: decoded.body, source: decoded.source, stream: false });
+    count = ctx.router.countTokens({ model: decoded.model, operation: 'chat', body: decoded.body, source: decoded.source, nativeOnly: decoded.nativeOnly, stream: false });
   } catch (error) {
     if (!isRouterError(error)) throw error;
     return fail(MESSAGES, ctx, res, ex, fromRouterError(error, decoded.model));

@@ -16,7 +16,7 @@
  * holds. A codec in the router's dialect passes them through (the parsed body
  * itself, the upstream's text, `data: <event>`): no second parse or serialise.
  */
-import type { JsonResult, Operation, RouterRequest, SourceRequest, StreamResult, UpstreamErrorResult } from '@mana/llm-router';
+import type { JsonResult, NativeOnlyPart, Operation, RouterRequest, SourceRequest, StreamResult, UpstreamErrorResult } from '@mana/llm-router';
 import type { GatewayError, GatewayErrorCode } from '../http/errors.js';
 import type { JsonBody } from '../http/read-json-body.js';
 import type { RelayedBody } from '../http/upstream-error-body.js';
@@ -30,7 +30,9 @@ import type { InboundApi } from './inbound-api.js';
  * (nothing translated or dropped), the client's text goes upstream as written.
  * A codec of another dialect than the router's may also keep the client's own
  * request (`source`), for a target that speaks that dialect; name the body's
- * parameters that are hints (`optionalParameters`, RouterRequest's); and keep
+ * parameters that are hints (`optionalParameters`, RouterRequest's) and what
+ * only a target taking the request natively can honour (`nativeOnly`: hosted
+ * tools, RouterRequest's); and keep
  * what its encoders repeat of the request (`echo`: a Responses answer states
  * the request's instructions, tools and sampling), and the client's names of
  * tools it renamed to fit chat's flat tool list (`toolNames`: chat name → the
@@ -39,6 +41,7 @@ import type { InboundApi } from './inbound-api.js';
 export type Decoded = Validation<RouterRequest['body'], GatewayErrorCode> & {
   readonly source?: SourceRequest | undefined;
   readonly optionalParameters?: readonly string[] | undefined;
+  readonly nativeOnly?: readonly NativeOnlyPart[] | undefined;
   readonly echo?: Readonly<Record<string, unknown>> | undefined;
   readonly toolNames?: ReadonlyMap<string, ClientToolName> | undefined;
 };

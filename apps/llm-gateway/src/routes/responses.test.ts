@@ -169,7 +169,8 @@ describe('POST /v1/responses', () => {
     ['bad input', 400, 'invalid_request', 'input[0].call_id', { model: 'mana/fast-text', input: [{ type: 'function_call_output', call_id: 'x', output: 'y' }] }],
     ['max_output_tokens: 0', 400, 'invalid_request', 'max_output_tokens', { model: 'mana/fast-text', input: 'x', max_output_tokens: 0 }],
     ['previous_response_id', 400, 'previous_response_not_supported', 'previous_response_id', { model: 'mana/fast-text', input: 'x', previous_response_id: 'resp_1' }],
-    ['a built-in tool', 400, 'unsupported_tool', 'tools[0].type', { model: 'mana/fast-text', input: 'x', tools: [{ type: 'web_search' }] }],
+    ['a built-in tool the client runs', 400, 'unsupported_tool', 'tools[0].type', { model: 'mana/fast-text', input: 'x', tools: [{ type: 'local_shell' }] }],
+    ['a hosted tool no target runs', 400, 'unsupported_parameter', 'tools[0].type', { model: 'mana/fast-text', input: 'x', tools: [{ type: 'web_search' }] }],
     ['an unknown model', 404, 'model_not_found', 'model', { model: 'mana/nope', input: 'x' }],
     ['a schema that does not compile, on an alias that checks answers', 400, 'invalid_schema', 'text.format', { model: 'mana/structured', input: 'x', text: { format: { type: 'json_schema', name: 'n', schema: { type: 'nonsense' } } } }],
   ])('%s → %i %s naming %s, OpenAI-shaped', async (_case, status, code, param, body) => {

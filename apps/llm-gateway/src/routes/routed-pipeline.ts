@@ -106,6 +106,7 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
       bodyText: body.scan.model !== undefined && decoded.body === body.value ? { text: body.text, modelStart: body.scan.model.start, modelEnd: body.scan.model.end } : undefined,
       source: decoded.source,
       optionalParameters: decoded.optionalParameters,
+      nativeOnly: decoded.nativeOnly,
       stream: decoded.stream,
       priority: ex.priority,
       signal: abort,
@@ -249,12 +250,14 @@ function reply(
   sendText(res, ctx.state, result.status, 'application/json', codec.encodeJson(result, decoded), headers);
 }
 
-/** The same for every API: X-Request-Id, X-Mana-LLM-*, the relayed attempt's rate-limit headers. */
+/** The same for every API: X-Request-Id, X-Mana-LLM-* (X-Mana-LLM-Dropped-Tools too), the relayed attempt's rate-limit headers. */
 function responseHeaders(ex: Exchange, result: RouterResult): Headers {
   // Rate-limit headers of the relayed attempt only (the router already filtered them).
   const headers: Headers = { ...result.headers, ...ex.headers() };
   // Lets a consumer refuse vectors from a space its index was not built with.
   if (result.kind === 'json' && result.embeddingSpace !== undefined) headers['x-mana-llm-embedding-space'] = result.embeddingSpace;
+  // The answer came from a target that got the request without these hosted tools (`hosted_tools: drop`): they never ran.
+  if (result.droppedTools !== undefined) headers['x-mana-llm-dropped-tools'] = result.droppedTools.join(', ');
   return headers;
 }
 

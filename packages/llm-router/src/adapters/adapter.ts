@@ -153,6 +153,12 @@ export interface Adapter {
    * before any call. Never one for a request it takes natively (`source` in its own dialect).
    */
   unsupportedParameter(body: ChatRequestBody, source?: SourceRequest): string | undefined;
+  /**
+   * Whether a call with this `source` goes out as the client wrote it (its dialect
+   * is this protocol's): what the translation leaves out (RouterRequest.nativeOnly)
+   * then reaches the upstream anyway.
+   */
+  takesNatively(source: SourceRequest | undefined): boolean;
   /** Non-streaming call. */
   complete(call: AdapterCall): Promise<AdapterResponse>;
   /** Streaming call; resolves when the response headers arrive. */

@@ -85,8 +85,12 @@ export class HttpAdapter implements Adapter {
 
   unsupportedParameter(body: ChatRequestBody, source?: SourceRequest): string | undefined {
     // The client's own request in this protocol: the upstream judges it itself.
-    if (source !== undefined && source.dialect === this.dialect.sourceDialect) return undefined;
+    if (this.takesNatively(source)) return undefined;
     return this.dialect.unsupportedParameter(body);
+  }
+
+  takesNatively(source: SourceRequest | undefined): boolean {
+    return source !== undefined && source.dialect === this.dialect.sourceDialect;
   }
 
   complete(call: AdapterCall): Promise<AdapterResponse> {
@@ -144,8 +148,7 @@ export class HttpAdapter implements Adapter {
 
   /** The request's source when this protocol speaks its dialect: the call then goes out natively. */
   private nativeSource(call: AdapterCall): SourceRequest | undefined {
-    const source = call.source;
-    return source !== undefined && source.dialect === this.dialect.sourceDialect ? source : undefined;
+    return this.takesNatively(call.source) ? call.source : undefined;
   }
 
   /** The chat body: the client's own request with only `model` (and `stream`, if it disagrees) changed, else the dialect's translation. */

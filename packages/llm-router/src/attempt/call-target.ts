@@ -45,10 +45,10 @@ export interface TargetCall {
   readonly answerChecks: AnswerChecks;
   /**
    * The request's body without the optional parameters this target cannot
-   * honour (target-parameters.ts), and the note its attempt carries; undefined:
-   * the request's own body (and text) goes.
+   * honour (target-parameters.ts), the note its attempt carries and the hosted
+   * tools it goes without (for the result); undefined: the request's own body (and text) goes.
    */
-  readonly trimmed?: { readonly body: ChatRequestBody; readonly note: string } | undefined;
+  readonly trimmed?: { readonly body: ChatRequestBody; readonly note: string; readonly droppedTools: readonly string[] | undefined } | undefined;
 }
 
 /**
@@ -202,7 +202,8 @@ function settle(
   answer?: AnswerFacts,
 ): ResultBase {
   c.log.add(c.target, outcome, reason, c.deps.now() - started, { status: res.status, detail: withNote(detail, c), answer });
-  return { outcome: c.log.outcome(c.target.id), headers: res.headers };
+  const droppedTools = c.trimmed?.droppedTools;
+  return { outcome: c.log.outcome(c.target.id), headers: res.headers, ...(droppedTools === undefined ? {} : { droppedTools }) };
 }
 
 function failed(c: TargetCall, failure: Failure, started: number, usage?: Usage): CallOutcome {

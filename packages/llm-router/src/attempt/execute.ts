@@ -29,7 +29,7 @@ import { nextStep } from './next-step.js';
 import { operationOf, type OperationSpec } from './operation.js';
 import { PassTally, type PassKind, type PassSummary } from './pass-summary.js';
 import { ContextFit } from '../context/context-fit.js';
-import { AS_SENT, cannotHonour, droppedDetail, targetParameters, type TargetParameters } from './target-parameters.js';
+import { AS_SENT, targetParameters, type TargetParameters } from './target-parameters.js';
 import { answerChecks, type AnswerChecks } from './inspect-answer.js';
 import type { SchemaChecker } from './schema-checker.js';
 
@@ -201,10 +201,10 @@ class AttemptRun {
     const provider = snapshot.providers.get(target.provider);
     const adapter = provider === undefined ? undefined : deps.adapters.get(provider.type);
     // Before health: a target that cannot honour the request is no option whatever its state.
-    const parameters = config.kind === 'chat' && adapter !== undefined ? targetParameters(adapter, provider!, request) : AS_SENT;
+    const parameters = config.kind === 'chat' && adapter !== undefined ? targetParameters(adapter, provider!, target, request) : AS_SENT;
     if (parameters.kind === 'refused') {
       const param = parameters.param;
-      return skip('unsupported_parameter', cannotHonour(provider!, [param]), (t) => t.cannotHonour(param));
+      return skip('unsupported_parameter', parameters.detail, (t) => t.cannotHonour(param));
     }
     const check = deps.health.check(target, provider);
     if (!check.ok && !(kind === 'ignoring_health' && isTransient(check.kind))) {
@@ -314,7 +314,7 @@ class AttemptRun {
     slot: Lease | undefined,
   ): Promise<RouterResult | undefined> {
     const { operation, request, alias, config, deps, log, lease, answerChecks } = this.r;
-    const trimmed = parameters.kind === 'trimmed' ? { body: parameters.body, note: droppedDetail(provider, parameters.dropped) } : undefined;
+    const trimmed = parameters.kind === 'trimmed' ? parameters : undefined;
     for (let n = 0; ; n++) {
       const outcome: CallOutcome = await callTarget({
         operation,

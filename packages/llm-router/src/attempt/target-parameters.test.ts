@@ -32,6 +32,8 @@ aliases:
   mana/long-form: [anthropic/claude-sonnet-4-5]
   mana/fast-text: [backup/m]
   mana/structured: [picky/m]
+  dropping: { settings: { hosted_tools: drop }, chain: [backup/m] }
+  dropping-claude: { settings: { hosted_tools: drop }, chain: [anthropic/claude-sonnet-4-5] }
 ${otherAliases('mana/reasoning').replace('  mana/long-form: [ollama/gemma3:4b]\n', '').replace('  mana/fast-text: [ollama/gemma3:4b]\n', '').replace('  mana/structured: [ollama/gemma3:4b]\n', '')}`,
     { env: { ANTHROPIC_API_KEY: KEY } },
   );
@@ -114,6 +116,43 @@ describe('optional parameters', () => {
 
   it.each([['reasoning_effort'], ['[Reasoning-Effort]'], ['[messages]'], ['[1]']])('unsupported_parameters: %s is refused at load', (value) => {
     expect(() => parseConfig(`providers:\n  p: { type: openai, base_url: "http://127.0.0.1:1/v1", unsupported_parameters: ${value} }\n${otherAliases('')}`)).toThrow(/unsupported_parameters must be a list of chat request parameter names/);
+  });
+
+  describe('hosted tools (nativeOnly)', () => {
+    const search = { param: 'tools[0].type', name: 'web_search', droppable: true } as const;
+
+    it('a target that cannot offer one is skipped naming it; with none that can, unsupported_parameter names its param', async () => {
+      const refused = await failure(router.execute(request('mana/fast-text', { nativeOnly: [search] }, { reasoning_effort: null })));
+      expect(refused).toMatchObject({ code: 'unsupported_parameter', param: 'tools[0].type', outcome: { upstreamCalls: 0 } });
+      expect(refused.outcome.attempts.map((a) => a.detail)).toEqual([
+        'openai cannot offer the tool `web_search` (tools[0].type); settings.hosted_tools: drop sends the request without it',
+      ]);
+      expect(backup.requests).toHaveLength(0);
+    });
+
+    it('under hosted_tools: drop the target gets the request without it; the attempt and the result say so', async () => {
+      const result = (await router.execute(request('dropping', { nativeOnly: [search, { ...search, param: 'tools[2].type' }] }, { reasoning_effort: null }))) as JsonResult;
+      expect(trail(result)).toEqual(['backup/m:ok:ok (openai cannot offer the tool `web_search`: sent without it (hosted_tools: drop))']);
+      expect(result.droppedTools).toEqual(['web_search']);
+      expect(backup.requests).toHaveLength(1);
+    });
+
+    it('drop leaves out only droppable ones: a forced tool still skips the target; a stream carries the dropped tools too', async () => {
+      const forced = await failure(router.execute(request('dropping', { nativeOnly: [{ ...search, droppable: false }] }, { reasoning_effort: null })));
+      expect(forced).toMatchObject({ code: 'unsupported_parameter', param: 'tools[0].type' });
+      expect(forced.outcome.attempts[0]!.detail).toBe('openai cannot offer the tool `web_search` (tools[0].type)');
+      const streamed = (await router.execute(request('dropping', { nativeOnly: [search], stream: true }, { reasoning_effort: null, stream: true }))) as StreamResult;
+      for await (const _ of streamed.events);
+      expect(streamed.droppedTools).toEqual(['web_search']);
+    });
+
+    it('optional parameters and hosted tools dropped together are both in the note', async () => {
+      const result = (await router.execute(request('dropping-claude', { optionalParameters: ['reasoning_effort'], nativeOnly: [search] }))) as JsonResult;
+      expect(trail(result)).toEqual([
+        'anthropic/claude-sonnet-4-5:ok:ok (anthropic cannot honour `reasoning_effort`: sent without it (optional); anthropic cannot offer the tool `web_search`: sent without it (hosted_tools: drop))',
+      ]);
+      expect(claude.requests[0]!.body).not.toHaveProperty('reasoning_effort');
+    });
   });
 
   it('token counting counts for the target that would serve the request', () => {

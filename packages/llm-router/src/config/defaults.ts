@@ -29,6 +29,8 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   queueTimeoutMs: 0,
   // Background work keeps a busy local GPU fed instead of spending cloud quota; 10 min bounds a stuck box.
   backgroundQueueTimeoutMs: 600_000,
+  // A request that offers a hosted tool is never answered as if the tool had run: dropping it is the operator's choice.
+  hostedTools: 'refuse',
 });
 
 /**

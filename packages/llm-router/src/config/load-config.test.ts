@@ -248,6 +248,18 @@ ${EMBED_ALIAS_LINE}`;
     expect(globalSet.aliases.get('mana/fast-text')?.chain[0]?.settings.firstByteTimeoutMs).toBe(20_000);
   });
 
+  it('hosted_tools: refuse unless set, globally or per alias (the most specific wins)', () => {
+    expect(snapshot.aliases.get('mana/fast-text')!.chain[0]?.settings.hostedTools).toBe('refuse');
+    const globalSet = parseConfig(`settings: { hosted_tools: drop }\n${STRINGS_ONLY}`, { env });
+    expect(globalSet.aliases.get('mana/fast-text')!.chain.map((t) => t.settings.hostedTools)).toEqual(['drop', 'drop']);
+    const aliasSet = parseConfig(
+      `settings: { hosted_tools: drop }\n${STRINGS_ONLY.replace('  mana/fast-text:\n    - ollama/gemma3:4b\n', '  mana/fast-text:\n    settings: { hosted_tools: refuse }\n    chain:\n    - ollama/gemma3:4b\n')}`,
+      { env },
+    );
+    expect(aliasSet.aliases.get('mana/fast-text')!.chain[0]?.settings.hostedTools).toBe('refuse');
+    expect(aliasSet.aliases.get('mana/long-form')!.chain[0]?.settings.hostedTools).toBe('drop');
+  });
+
   it('parses every duration form', () => {
     const durations = parseConfig(
       `settings: { probe_interval: 1h, probe_timeout: 500ms, unhealthy_period: 2m, rate_limit_cooldown: 1500, retry_max_wait: 1.5s }\n${STRINGS_ONLY}`,
@@ -328,6 +340,8 @@ describe('parseConfig: validation names the alias and line', () => {
     ['weight on a failover alias', withLongForm('    chain:\n      - { target: ollama/a, weight: 2 }\n'), 'line 4 (alias mana/long-form): weight on target ollama/a needs strategy: weighted'],
     ['non-positive weight', withLongForm('    strategy: weighted\n    chain:\n      - { target: ollama/a, weight: 0 }\n'), 'line 5 (alias mana/long-form): weight of ollama/a must be a positive number'],
     ['bad duration', withLongForm('    settings: { first_byte_timeout: soon }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.first_byte_timeout must be a positive duration'],
+    ['unknown hosted_tools', withLongForm('    settings: { hosted_tools: strip }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): unknown settings.hosted_tools "strip" (known: refuse, drop)'],
+    ['hosted_tools not a word', withLongForm('    settings: { hosted_tools: [drop] }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.hosted_tools must be a string'],
     ['negative duration', withLongForm('    settings: { unhealthy_period: -5s }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.unhealthy_period must be a duration'],
     ['negative number of ms', withLongForm('    settings: { retry_max_wait: -5 }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.retry_max_wait must be a duration'],
     ['absurd duration', withLongForm('    settings: { unhealthy_period: 99999999999h }\n    chain: [ollama/a]\n'), 'line 3 (alias mana/long-form): settings.unhealthy_period must be a duration'],

@@ -130,13 +130,24 @@ export class ConfigReader {
       if (spec === undefined) continue; // unreachable: keys() rejected it
       const at = [...path, key];
       const what = `settings.${key}`;
-      result[spec.field] =
+      // One field per spec: the value read is of that field's type.
+      (result as Record<string, unknown>)[spec.field] =
         spec.kind === 'duration'
           ? this.duration(raw, at, what, spec.positive === true, alias)
           : spec.kind === 'size'
             ? this.size(raw, at, what, alias)
-            : this.count(raw, at, what, spec.min, alias);
+            : spec.kind === 'choice'
+              ? this.choice(raw, at, what, spec.choices, alias)
+              : this.count(raw, at, what, spec.min, alias);
     }
     return result;
+  }
+
+  /** One of `choices` (`${VAR}` expanded); a message quotes another value as written (see `shown`). */
+  choice(value: unknown, path: ConfigPath, what: string, choices: readonly string[], alias?: string): string {
+    const read = this.string(value, path, what, alias);
+    const text = read.value.trim();
+    if (!choices.includes(text)) this.fail(path, `unknown ${what} "${this.shown(value, read)}" (known: ${choices.join(', ')})`, alias);
+    return text;
   }
 }

@@ -1,4 +1,4 @@
-import type { AliasKind, AnswerCheck, OnAllUnhealthy, ProviderType, Settings } from '../types.js';
+import type { AliasKind, AnswerCheck, HostedToolsPolicy, OnAllUnhealthy, ProviderType, Settings } from '../types.js';
 
 /**
  * The YAML vocabulary: every key the loader accepts at each level. Anything else
@@ -52,12 +52,15 @@ export const ON_ALL_UNHEALTHY: readonly OnAllUnhealthy[] = ['fail', 'try_anyway'
 
 export const PROVIDER_TYPES: readonly ProviderType[] = ['openai', 'ollama', 'anthropic'];
 
+export const HOSTED_TOOLS_POLICIES: readonly HostedToolsPolicy[] = ['refuse', 'drop'];
+
 type SettingSpec =
   | { readonly field: keyof Settings; readonly kind: 'duration'; readonly positive?: boolean }
   | { readonly field: keyof Settings; readonly kind: 'count'; readonly min: number }
-  | { readonly field: keyof Settings; readonly kind: 'size' };
+  | { readonly field: keyof Settings; readonly kind: 'size' }
+  | { readonly field: keyof Settings; readonly kind: 'choice'; readonly choices: readonly string[] };
 
-/** YAML `settings:` keys (snake_case, human durations) → Settings fields (ms). */
+/** YAML `settings:` keys (snake_case, human durations) → Settings fields (ms; a choice as written). */
 export const SETTING_SPECS: Readonly<Record<string, SettingSpec>> = {
   // A zero interval would probe in a busy loop, a zero timeout would fail every probe.
   probe_interval: { field: 'probeIntervalMs', kind: 'duration', positive: true },
@@ -78,6 +81,7 @@ export const SETTING_SPECS: Readonly<Record<string, SettingSpec>> = {
   max_pre_commit_bytes: { field: 'maxPreCommitBytes', kind: 'size' },
   context_window: { field: 'contextWindow', kind: 'count', min: 1 },
   context_reserve: { field: 'contextReserve', kind: 'count', min: 0 },
+  hosted_tools: { field: 'hostedTools', kind: 'choice', choices: HOSTED_TOOLS_POLICIES },
 };
 
 /** `fail_over_on:` list values, in the order docs/configuration.md gives them. */

@@ -48,6 +48,6 @@ export function countTokens(snapshot: ConfigSnapshot, request: RouterRequest, de
 function usable(snapshot: ConfigSnapshot, target: TargetConfig, request: RouterRequest, deps: CountDeps): boolean {
   const provider = snapshot.providers.get(target.provider);
   const adapter = provider === undefined ? undefined : deps.adapters.get(provider.type);
-  if (adapter === undefined || targetParameters(adapter, provider!, request).kind === 'refused') return false;
+  if (adapter === undefined || targetParameters(adapter, provider!, target, request).kind === 'refused') return false;
   return deps.health.check(target, provider).ok;
 }
