@@ -8,6 +8,7 @@
  * with a queue per caller served in turn, and a worker a caller cannot take,
  * it starts at once.
  */
+import { setMaxListeners } from 'node:events';
 import OpenAI, { APIError } from 'openai';
 import { startFakeOpenAI, type FakeUpstream } from '@mana/llm-testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,6 +112,7 @@ describe('schema checks are shared fairly between callers', () => {
     const busy = client(BUSY_KEY);
     const other = client(OTHER_KEY);
     const gone = new AbortController();
+    setMaxListeners(50, gone.signal); // one per request of the flood
     let firstRefusal: (error: APIError) => void = () => {};
     const refusal = new Promise<APIError>((resolve) => (firstRefusal = resolve));
     // One running and 32 waiting fill the busy key's share; the rest arrive while they wait.
