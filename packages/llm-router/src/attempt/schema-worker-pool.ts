@@ -204,7 +204,7 @@ export class WorkerSchemaChecker implements SchemaChecker {
     this.pump();
   }
 
-  /** The slot's job cannot finish: end the worker with it; a fresh one takes the slot's next job. */
+  /** The slot's job cannot finish (or its worker ended): end the worker with it; a fresh one takes the slot's next job. */
   private fail(slot: Slot, worker: Worker, why: string): void {
     if (slot.worker !== worker) return; // already replaced
     const started = slot.ready;
@@ -219,6 +219,8 @@ export class WorkerSchemaChecker implements SchemaChecker {
       this.finish(slot, outcome);
       return;
     }
+    // A fresh worker at once, so that it is ready by the time a job needs this slot.
+    if (!this.closed) this.start(slot);
     this.finish(slot, { ok: false, why });
   }
 
