@@ -47,7 +47,7 @@ export interface ContextInput {
 
 export async function buildContext(input: ContextInput): Promise<GatewayContext> {
   const { options, env, logger, config } = input;
-  const router = createRouter({ config, configPath: options.configPath, env });
+  const router = createRouter({ config, configPath: options.configPath, env, schemaChecks: { workers: options.schemaWorkers } });
   const metrics = observedMetrics(router, logger, input.defaultMetrics);
   const tracing = options.tracing === undefined ? undefined : await startTracing(options.tracing, logger);
   if (tracing !== undefined) metrics.tracingSource(() => tracing.droppedSpans);

@@ -133,6 +133,19 @@ describe('parseCli', () => {
     }
   });
 
+  it('--schema-workers / MANA_LLM_SCHEMA_WORKERS: a whole number from 1 to 32, else refused naming the value; unset leaves the default', () => {
+    expect(run([]).schemaWorkers).toBeUndefined();
+    expect(run(['--schema-workers', '3']).schemaWorkers).toBe(3);
+    expect(run([], { MANA_LLM_SCHEMA_WORKERS: '1' }).schemaWorkers).toBe(1);
+    expect(run(['--schema-workers', '2'], { MANA_LLM_SCHEMA_WORKERS: '8' }).schemaWorkers).toBe(2);
+    for (const value of ['0', '33', '1.5', 'many', '4x']) {
+      expect(parseCli(['--schema-workers', value], {}), value).toEqual({
+        kind: 'error',
+        message: `Invalid --schema-workers "${value}": expected a whole number from 1 to 32.`,
+      });
+    }
+  });
+
   it('switches tracing on from the OTEL_* environment only, and refuses what it cannot export to', () => {
     expect(run([]).tracing).toBeUndefined();
     expect(run([], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toMatchObject({ endpoint: 'http://collector:4318/v1/traces', protocol: 'http/protobuf' });
@@ -144,7 +157,7 @@ describe('parseCli', () => {
     const result = parseCli(['--help'], {});
     expect(result.kind).toBe('help');
     const text = result.kind === 'help' ? result.text : '';
-    for (const word of ['--config', 'MANA_LLM_CONFIG', '--host', 'HOST', '--port', 'PORT', 'MANA_LLM_API_KEYS', 'MANA_LLM_ADMIN_KEY', 'LOG_LEVEL', '--max-body', '--insecure', '--shutdown-grace', '--request-timeout', 'MANA_LLM_REQUEST_TIMEOUT']) {
+    for (const word of ['--config', 'MANA_LLM_CONFIG', '--host', 'HOST', '--port', 'PORT', 'MANA_LLM_API_KEYS', 'MANA_LLM_ADMIN_KEY', 'LOG_LEVEL', '--max-body', '--insecure', '--shutdown-grace', '--request-timeout', 'MANA_LLM_REQUEST_TIMEOUT', '--schema-workers', 'MANA_LLM_SCHEMA_WORKERS']) {
       expect(text).toContain(word);
     }
   });

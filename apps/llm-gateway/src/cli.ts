@@ -6,7 +6,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { normalizeOrigin } from './http/cors.js';
-import { parseDuration, parseSize } from '@mana/llm-router';
+import { parseDuration, parseSize, SCHEMA_WORKERS_MAX_DEFAULT } from '@mana/llm-router';
 import { tracingConfig, type TracingConfig } from './tracing/tracing-config.js';
 
 export interface GatewayOptions {
@@ -48,6 +48,8 @@ export interface GatewayOptions {
   readonly replicaName: string | undefined;
   /** OpenTelemetry traces, from the standard OTEL_* variables; undefined = off (no OTLP endpoint set). */
   readonly tracing: TracingConfig | undefined;
+  /** Worker threads that compile response schemas and check answers; undefined = the router's default. */
+  readonly schemaWorkers?: number | undefined;
 }
 
 export type CliResult =
@@ -62,6 +64,8 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000; // 25 s: below Kubernetes' defa
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000; // 30 s to send a whole request (20 MB at ~1 MB/s)
 export const DEFAULT_DATA_DIR = 'data'; // relative to the working directory
 export const DEFAULT_USAGE_RETENTION_MS = 30 * 86_400_000; // 30 days
+/** More schema workers than this is more threads than any machine this serves has cores to spare. */
+export const MAX_SCHEMA_WORKERS = 32;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** The aliases.yaml shipped next to the package (dist/../aliases.yaml). */
@@ -97,6 +101,9 @@ Options (a flag wins over its environment variable):
   --replica-name <name>  This replica's name on its usage records and shared health rows
                          (with MANA_LLM_DATABASE_URL). Env MANA_LLM_REPLICA_NAME.
                          Default <hostname>:<port>.
+  --schema-workers <n>   Threads that compile response schemas and check answers against them
+                         (aliases with fail_over_on: [invalid_json]), 1 to ${MAX_SCHEMA_WORKERS}.
+                         Env MANA_LLM_SCHEMA_WORKERS. Default: cores − 1, at least 2, at most ${SCHEMA_WORKERS_MAX_DEFAULT}.
   --insecure             Allow a non-loopback --host without API keys, and serve it without
                          auth while no key exists (a proxy in front does the auth).
   -h, --help             Show this text.
@@ -174,6 +181,10 @@ function parsePort(text: string): number | undefined {
   return /^\d+$/.test(text) && Number(text) <= 65_535 ? Number(text) : undefined;
 }
 
+function parseSchemaWorkers(text: string): number | undefined {
+  return /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_SCHEMA_WORKERS ? Number(text) : undefined;
+}
+
 /** A request timeout under 100 ms would time out requests still arriving at local speed. */
 function parseRequestTimeout(text: string): number | undefined {
   const ms = parseDuration(text);
@@ -219,6 +230,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
         'data-dir': { type: 'string' },
         'usage-retention': { type: 'string' },
         'replica-name': { type: 'string' },
+        'schema-workers': { type: 'string' },
         insecure: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -285,6 +297,12 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
     return { kind: 'error', message: `Invalid --replica-name "${replicaName.slice(0, 100)}": expected 1–100 letters, digits and . _ : - characters.` };
   }
 
+  // NaN stands for "not given": the router's default applies then.
+  const schemaWorkers = numberOption(values['schema-workers'], env.MANA_LLM_SCHEMA_WORKERS, NaN, parseSchemaWorkers);
+  if (!schemaWorkers.ok) {
+    return { kind: 'error', message: `Invalid --schema-workers "${schemaWorkers.text.slice(0, 100)}": expected a whole number from 1 to ${MAX_SCHEMA_WORKERS}.` };
+  }
+
   const tracing = tracingConfig(env);
   if (!tracing.ok) return { kind: 'error', message: tracing.message };
 
@@ -329,6 +347,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
       usageRetentionMs: Number.isNaN(retention.value) ? undefined : retention.value,
       replicaName,
       tracing: tracing.config,
+      schemaWorkers: Number.isNaN(schemaWorkers.value) ? undefined : schemaWorkers.value,
     },
   };
 }

@@ -27,6 +27,8 @@ export type RouterErrorCode =
   | 'invalid_schema'
   /** `response_format.json_schema.schema` is past the size an alias that checks answers compiles (`param`: `response_format`). */
   | 'schema_too_large'
+  /** The caller's queue of schema jobs, or everyone's, is at its bound (nothing was sent upstream; `retryAfterSeconds` set). */
+  | 'schema_checks_busy'
   /** `execute()` after `close()`: this router takes no more requests (nothing upstream was asked). */
   | 'router_closed';
 

@@ -23,6 +23,14 @@ export { costOf } from './config/price.js';
 export { MAX_MODEL_ID_LENGTH, modelIdProblem } from './config/targets.js';
 export type { Resolution } from './config/alias-registry.js';
 export { MAX_UPSTREAM_DELAY_MS } from './attempt/classify-error.js';
+export {
+  defaultSchemaWorkers,
+  SCHEMA_JOB_BUDGET_MS,
+  SCHEMA_QUEUE_PER_CALLER,
+  SCHEMA_QUEUE_TOTAL,
+  SCHEMA_WORKERS_MAX_DEFAULT,
+} from './attempt/schema-checker.js';
+export type { SchemaCheckerOptions } from './attempt/schema-checker.js';
 export { buildPlan } from './plan/build-plan.js';
 export type { PlanContext } from './plan/build-plan.js';
 export { HealthCache } from './health/health-cache.js';

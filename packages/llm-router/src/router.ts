@@ -1,7 +1,7 @@
 import { AdapterRegistry } from './adapters/registry.js';
 import { BackgroundGate, InFlight } from './attempt/background-gate.js';
 import { execute, type ExecuteDeps } from './attempt/execute.js';
-import { createSchemaChecker } from './attempt/schema-checker.js';
+import { createSchemaChecker, type SchemaCheckerOptions } from './attempt/schema-checker.js';
 import { listModels } from './config/alias-registry.js';
 import { countTokens, type TokenCount } from './context/count-tokens.js';
 import { loadConfigFile } from './config/load-config.js';
@@ -38,6 +38,8 @@ export interface RouterOptions {
    * replica's share of the total. Default: the total itself.
    */
   readonly capacityShare?: CapacityShare;
+  /** The schema workers: how many, their per-job budget and queue bounds (see attempt/schema-checker.ts for the defaults). */
+  readonly schemaChecks?: SchemaCheckerOptions;
 }
 
 export interface Router {
@@ -125,7 +127,7 @@ class ManaRouter implements Router {
       rates: new RateBook(options.capacityShare ?? identityShare, this.now),
       gate: new BackgroundGate(),
       probe: (provider) => void this.probe.probeProvider(provider),
-      schemas: createSchemaChecker(),
+      schemas: createSchemaChecker(options.schemaChecks),
       attemptListener: () => (attempt.size === 0 ? undefined : emitAttempt),
     };
   }

@@ -328,6 +328,12 @@ export interface RouterRequest {
   readonly signal?: CancelSignal;
   /** Correlates attempt events with the caller's request (e.g. X-Request-Id). */
   readonly requestId?: string;
+  /**
+   * Who is asking (a service key's id, a client's address): work the router
+   * shares between requests (its schema workers) is shared fairly between
+   * callers by this name. Requests without one share one anonymous caller.
+   */
+  readonly caller?: string | undefined;
   /** The client's `anthropic-beta` header: sent on to `anthropic` targets as it came, ignored by other protocols. */
   readonly anthropicBeta?: string | undefined;
   /**

@@ -111,6 +111,8 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
       priority: ex.priority,
       signal: abort,
       requestId: ex.requestId,
+      // Whose fair share of the router's schema workers this request uses.
+      caller: callerName(ex, req),
       // Sent on to anthropic targets only (a client's betas, e.g. for prompt caching or a longer context).
       anthropicBeta: typeof req.headers['anthropic-beta'] === 'string' ? req.headers['anthropic-beta'] : undefined,
       // Each attempt becomes a CLIENT span under the request's, its context sent upstream (tracing on only).
@@ -122,6 +124,14 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
   ex.outcome = result.outcome;
   if (result.kind === 'stream') return relayAndRelease(codec, ctx, res, ex, result, abort, decoded);
   reply(codec, ctx, res, ex, result, abort, decoded);
+}
+
+/**
+ * Who the router shares its work fairly between: the API key's caller, or with
+ * keys off the client's address (behind a proxy, every client is the proxy's one).
+ */
+function callerName(ex: Exchange, req: IncomingMessage): string {
+  return ex.caller !== null ? `key:${ex.caller.id}` : `address:${req.socket.remoteAddress ?? 'unknown'}`;
 }
 
 /** Header-safe alias names: nothing a response head could not carry, bounded like the logged model. */

@@ -1,8 +1,10 @@
+import { abortedError, noAttempts, RouterError } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
 import type { AliasConfig, AnswerCheck, RouterRequest } from '../types.js';
 import type { Failure } from './classify-error.js';
 import { answerProblem, invalidSchema, jsonExpectation, tooLarge, type JsonExpectation } from './response-schema.js';
-import type { SchemaChecker } from './schema-checker.js';
+import type { QueueFull } from './fair-queue.js';
+import type { SchemaChecker, SchemaJobOwner } from './schema-checker.js';
 
 /**
  * What makes a 200 answer useless, looked for only where the alias asked
@@ -16,16 +18,21 @@ export interface AnswerChecks {
   readonly json: JsonCheck | undefined;
 }
 
-/** The JSON asked for, and the checker that holds its compiled schema. */
+/** The JSON asked for, the checker that holds its compiled schema, and whose share of it the checks use. */
 export interface JsonCheck extends JsonExpectation {
   readonly checker: SchemaChecker;
+  readonly owner: SchemaJobOwner;
 }
+
+/** How long a caller refused for busy schema checks is told to wait: a running job ends within its budget (2 s). */
+export const SCHEMA_BUSY_RETRY_AFTER_S = 2; // 2 s
 
 /**
  * The checks for one request, worked out once before any upstream call: the
  * alias's `fail_over_on`, and the compiled `response_format` schema (a schema
  * that does not compile throws `invalid_schema` here, one past the size bounds
- * `schema_too_large`). A stream's JSON is never checked: it would be complete
+ * `schema_too_large`, and one the caller's share of the schema workers cannot
+ * take now `schema_checks_busy`). A stream's JSON is never checked: it would be complete
  * only after it was relayed (see stream-commit.ts).
  *
  * The schema is looked at only where it will be used: an alias that does not
@@ -41,13 +48,24 @@ export async function answerChecks(
   if (request.operation === 'embedding') return NO_CHECKS;
   if (!config.failOverOn.has('invalid_json') || request.stream) return { checks: config.failOverOn, json: undefined };
   const json = jsonExpectation((request.body as Record<string, unknown>).response_format, alias);
+  const owner: SchemaJobOwner = { caller: request.caller, signal: request.signal };
   if (json?.schema !== undefined) {
-    const compiled = await checker.run({ kind: 'prepare', schema: json.schema });
+    const compiled = await checker.run({ kind: 'prepare', schema: json.schema }, owner);
+    if (request.signal?.aborted === true) throw abortedError({ outcome: noAttempts(alias) });
+    if (!compiled.ok && compiled.busy !== undefined) throw busy(compiled.busy, alias);
     // Past the budget (or the worker's memory): the schema costs more than one request may.
     if (!compiled.ok) throw tooLarge(`compiling it ${compiled.why}`, alias);
     if (compiled.problem !== undefined) throw invalidSchema(compiled.problem, alias);
   }
-  return { checks: config.failOverOn, json: json === undefined ? undefined : { ...json, checker } };
+  return { checks: config.failOverOn, json: json === undefined ? undefined : { ...json, checker, owner } };
+}
+
+function busy(full: QueueFull, alias: string | undefined): RouterError {
+  const whose = full === 'caller' ? ' of this caller' : '';
+  return new RouterError('schema_checks_busy', `Too many response schemas${whose} are waiting to be checked; retry in a moment.`, {
+    outcome: { ...noAttempts(alias), retryAfterSeconds: SCHEMA_BUSY_RETRY_AFTER_S },
+    param: 'response_format',
+  });
 }
 
 const NO_CHECKS: AnswerChecks = Object.freeze({ checks: new Set<AnswerCheck>(), json: undefined });
@@ -94,7 +112,9 @@ export function inspectCompletion(body: Record<string, unknown>, spec: AnswerChe
 /** Each content checked against the schema on the schema worker, in turn: the first problem found. */
 async function schemaProblems(contents: readonly unknown[], json: JsonCheck): Promise<Failure | undefined> {
   for (const content of contents) {
-    const checked = await json.checker.run({ kind: 'check', schema: json.schema, content });
+    const checked = await json.checker.run({ kind: 'check', schema: json.schema, content }, json.owner);
+    // Left the queue because the request went away: the attempt ends as aborted, not as a bad answer.
+    if (json.owner.signal?.aborted === true) throw abortedError();
     const problem = checked.ok ? checked.problem : `the answer could not be checked against the response schema: checking it ${checked.why}`;
     if (problem !== undefined) return invalidJson(problem);
   }
