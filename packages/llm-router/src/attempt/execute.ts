@@ -23,6 +23,7 @@ import type { ConcurrencyBook } from '../load/concurrency.js';
 import { type BackgroundGate, type InFlight, sleep } from './background-gate.js';
 import { callTarget, type CallOutcome } from './call-target.js';
 import { finalError } from './final-error.js';
+import { firstAnswer, type HedgeLeg, HedgeRace, settledWithin } from './hedge-race.js';
 import { Lease } from './lease.js';
 import { nextStep } from './next-step.js';
 import { operationOf, type OperationSpec } from './operation.js';
@@ -122,6 +123,8 @@ class AttemptRun {
   private readonly fit: ContextFit | undefined;
   /** The longest a background request waits for a cooldown to end: the plan's largest `retry_max_wait`. */
   private readonly maxWaitMs: number;
+  /** A hedge was started (at most one per request). */
+  private hedged = false;
 
   constructor(private readonly r: RunInputs) {
     this.background = r.request.priority === 'background';
@@ -158,7 +161,10 @@ class AttemptRun {
     const { log } = this.r;
     const tally = new PassTally(kind);
     const plan = this.r.plan;
+    // The target a hedge was started on: the walk does not call it again.
+    let hedgedIndex = -1;
     for (let index = 0; index < plan.length; index++) {
+      if (index === hedgedIndex) continue;
       const target = plan[index]!;
       const ready = this.precheck(target, kind);
       if (ready.kind === 'skip') {
@@ -166,23 +172,90 @@ class AttemptRun {
         ready.count(tally);
         continue;
       }
-      let slot: Lease | undefined;
-      if (target.concurrency !== undefined) {
-        slot = await this.slotFor(target, target.concurrency, index, kind);
-        if (slot === undefined) {
-          tally.unusable();
-          continue;
-        }
-      }
-      try {
-        const result = await this.tryTarget(target, ready.provider, ready.adapter, tally, ready.parameters, slot);
-        if (result !== undefined) return { kind: 'answered', result };
-      } finally {
-        // A committed stream took the slot over and frees it when it ends.
-        slot?.release();
-      }
+      const race = this.hedgeRace(target, index);
+      const run = this.runTarget(target, ready, index, kind, tally, race?.primary);
+      // Without `hedge_after` (the default) nothing more than this: no timer, no race object.
+      const outcome = race === undefined ? { result: await run, hedgedIndex: -1 } : await this.race(race, run, target.settings.hedgeAfterMs, index, kind, tally);
+      if (outcome.result !== undefined) return { kind: 'answered', result: outcome.result };
+      if (outcome.hedgedIndex !== -1) hedgedIndex = outcome.hedgedIndex;
     }
     return { kind: 'exhausted', summary: tally.done() };
+  }
+
+  /** A target's slot (when it declares a `max_concurrency`) and its call with retries; undefined: it did not answer. */
+  private async runTarget(
+    target: TargetConfig,
+    ready: Ready,
+    index: number,
+    kind: PassKind,
+    tally: PassTally,
+    leg: HedgeLeg | undefined,
+    held?: Lease,
+  ): Promise<RouterResult | undefined> {
+    let slot = held;
+    if (slot === undefined && target.concurrency !== undefined) {
+      slot = await this.slotFor(target, target.concurrency, index, kind, leg);
+      if (slot === undefined) {
+        if (leg?.cancelled !== true) tally.unusable();
+        return undefined;
+      }
+    }
+    try {
+      return await this.tryTarget(target, ready.provider, ready.adapter, tally, ready.parameters, slot, leg);
+    } finally {
+      // A committed stream took the slot over and frees it when it ends.
+      slot?.release();
+    }
+  }
+
+  /**
+   * A race for the attempt on `target`, when `hedge_after` is in force for it:
+   * set (above 0) in its settings, no hedge yet in this request, a later target
+   * in the plan, and a realtime request (background: only with the alias's
+   * `hedge_background`). Undefined otherwise.
+   */
+  private hedgeRace(target: TargetConfig, index: number): HedgeRace | undefined {
+    if (target.settings.hedgeAfterMs <= 0 || this.hedged || index >= this.r.plan.length - 1) return undefined;
+    if (this.background && !this.r.config.hedgeBackground) return undefined;
+    return new HedgeRace(this.r.log, this.r.deps.now, this.r.request.signal);
+  }
+
+  /**
+   * Waits `delayMs` for the attempt in flight (`primary`) to answer; past that,
+   * calls the first later target of the plan that can be called at once (not
+   * skipped, a free slot: a hedge never queues) as well, and takes the first
+   * answer of the two (the calls claim the race, hedge-race.ts). When one of
+   * them fails the other goes on alone; when both do the walk goes on.
+   */
+  private async race(
+    race: HedgeRace,
+    primary: Promise<RouterResult | undefined>,
+    delayMs: number,
+    index: number,
+    kind: PassKind,
+    tally: PassTally,
+  ): Promise<{ readonly result: RouterResult | undefined; readonly hedgedIndex: number }> {
+    const first = await settledWithin(primary, delayMs);
+    if (first.settled) return { result: first.value, hedgedIndex: -1 };
+    if (race.decided) return { result: await primary, hedgedIndex: -1 };
+    const plan = this.r.plan;
+    for (let j = index + 1; j < plan.length; j++) {
+      const target = plan[j]!;
+      const ready = this.precheck(target, kind);
+      if (ready.kind === 'skip') continue;
+      let slot: Lease | undefined;
+      if (target.concurrency !== undefined) {
+        const release = this.r.deps.concurrency.tryAcquire(target.concurrency);
+        if (release === undefined) continue;
+        slot = new Lease();
+        slot.hold(release);
+      }
+      this.hedged = true;
+      const hedge = this.runTarget(target, ready, j, kind, tally, race.startHedge(), slot);
+      return { result: await firstAnswer(primary, hedge), hedgedIndex: j };
+    }
+    race.unavailable();
+    return { result: await primary, hedgedIndex: -1 };
   }
 
   /** Whether `target` can be called at all now (fit, parameters, health, configuration), without logging anything. */
@@ -220,7 +293,7 @@ class AttemptRun {
    * waits up to `background_queue_timeout` (it keeps a busy local box fed
    * rather than spend cloud quota). Waiters are served in arrival order.
    */
-  private async slotFor(target: TargetConfig, limit: ConcurrencyLimit, index: number, kind: PassKind): Promise<Lease | undefined> {
+  private async slotFor(target: TargetConfig, limit: ConcurrencyLimit, index: number, kind: PassKind, leg: HedgeLeg | undefined): Promise<Lease | undefined> {
     const { deps, request, log } = this.r;
     const started = deps.now();
     const settings = target.settings;
@@ -234,8 +307,10 @@ class AttemptRun {
     const state = deps.concurrency.state(limit);
     let release: (() => void) | undefined;
     try {
-      release = await deps.concurrency.acquire(limit, timeoutMs, request.signal);
+      release = await deps.concurrency.acquire(limit, timeoutMs, leg ?? request.signal);
     } catch (error) {
+      // The hedge this attempt raced answered while it waited for a slot: it leaves the line, nothing to record.
+      if (leg?.cancelled === true) return undefined;
       throw abortedError({ outcome: log.outcome(undefined), cause: error });
     }
     if (release === undefined) {
@@ -269,10 +344,13 @@ class AttemptRun {
     tally: PassTally,
     parameters: Exclude<TargetParameters, { kind: 'refused' }>,
     slot: Lease | undefined,
+    leg: HedgeLeg | undefined,
   ): Promise<RouterResult | undefined> {
     const { operation, request, alias, config, deps, log, lease, answerChecks } = this.r;
     const trimmed = parameters.kind === 'trimmed' ? { body: parameters.body, note: droppedDetail(provider, parameters.dropped) } : undefined;
     for (let n = 0; ; n++) {
+      // Lost the race while waiting (for a slot, or between retries): no call.
+      if (leg?.cancelled === true) return undefined;
       const outcome: CallOutcome = await callTarget({
         operation,
         adapter,
@@ -287,14 +365,16 @@ class AttemptRun {
         requestLease: lease,
         slot,
         answerChecks,
+        leg,
       });
       if (outcome.kind === 'result') return outcome.result;
+      if (outcome.kind === 'cancelled') return undefined;
       const d = outcome.decision;
       tally.callFailed(d);
       if (n >= target.settings.retries || !d.retryable) return undefined;
       const wait = this.retryWait(d.retryAfterMs, n, target.settings);
       if (wait === undefined) return undefined;
-      await this.wait(wait);
+      await this.wait(wait, leg);
     }
   }
 
@@ -306,10 +386,12 @@ class AttemptRun {
     return Math.max(retryAfterMs, backoff);
   }
 
-  private async wait(ms: number): Promise<void> {
+  /** Waits `ms`; an abort of the request throws `aborted`, the loss of the race `leg` runs in only ends the wait. */
+  private async wait(ms: number, leg?: HedgeLeg): Promise<void> {
     try {
-      await sleep(ms, this.r.request.signal);
+      await sleep(ms, leg ?? this.r.request.signal);
     } catch (error) {
+      if (leg?.cancelled === true) return;
       throw abortedError({ outcome: this.r.log.outcome(undefined), cause: error });
     }
   }
@@ -327,14 +409,17 @@ export function kindMismatch(snapshot: ConfigSnapshot, config: AliasConfig, want
   );
 }
 
+/** A target that passed its pre-call checks, with what the call needs. */
+interface Ready {
+  readonly kind: 'ready';
+  readonly provider: ProviderConfig;
+  readonly adapter: Adapter;
+  readonly parameters: Exclude<TargetParameters, { kind: 'refused' }>;
+}
+
 /** A target's pre-call checks: callable with what the call needs, or skipped (how the pass counts it). */
 type Precheck =
-  | {
-      readonly kind: 'ready';
-      readonly provider: ProviderConfig;
-      readonly adapter: Adapter;
-      readonly parameters: Exclude<TargetParameters, { kind: 'refused' }>;
-    }
+  | Ready
   | { readonly kind: 'skip'; readonly reason: AttemptReason; readonly detail: string | undefined; readonly count: (tally: PassTally) => void };
 
 function skip(reason: AttemptReason, detail: string | undefined, count: (tally: PassTally) => void): Precheck {

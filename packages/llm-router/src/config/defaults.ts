@@ -29,6 +29,8 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   queueTimeoutMs: 0,
   // Background work keeps a busy local GPU fed instead of spending cloud quota; 10 min bounds a stuck box.
   backgroundQueueTimeoutMs: 600_000,
+  // Off: a hedge spends a second upstream call; an operator turns it on where a slow first token costs more.
+  hedgeAfterMs: 0,
 });
 
 /**
