@@ -7,7 +7,7 @@
  * provider health is read from the router at scrape time.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AliasView, AttemptEvent, ConfigSnapshot, ProviderHealthView } from '@mana/llm-router';
+import type { AliasView, AttemptEvent, ConfigSnapshot, HedgeOutcome, ProviderHealthView } from '@mana/llm-router';
 import type { RequestRecord } from '@mana/llm-usage-store';
 import { counterCells, LabelTree } from './label-cells.js';
 
@@ -47,6 +47,8 @@ export interface FinishedRequest {
   readonly durationSeconds: number;
   /** Undefined when no byte was sent (client left first). */
   readonly ttfbSeconds: number | undefined;
+  /** How `hedge_after` went; undefined when it was not in force for the request. */
+  readonly hedge?: HedgeOutcome | undefined;
 }
 
 /** HTTP status codes as label values, made once (a request would otherwise build the string each time). */
@@ -150,6 +152,11 @@ export class GatewayMetrics {
     name: 'mana_llm_spills_total',
     help: 'Requests that passed a target by because it was full (max_concurrency), by alias, the full target and the one tried next.',
     labelNames: ['alias', 'from', 'to', 'reason'],
+  });
+  private readonly hedgeCells = counterCells(this.registry, {
+    name: 'mana_llm_hedges_total',
+    help: 'Requests with hedge_after in force, by alias and how it went: not_needed (answered before it), won (the hedge answered first), lost (the first call did), failed (neither answered), unavailable (no target could be called at once).',
+    labelNames: ['alias', 'outcome'],
   });
   private loadReader: (() => readonly AliasView[]) | undefined;
   private readonly targetInFlight = new Gauge({
@@ -356,6 +363,7 @@ export class GatewayMetrics {
     if (r.status < 400 && r.target !== NONE_LABEL) this.aliasResolvedCells.cell(r.alias, target).value += 1;
     this.durationChildren.get(r.api, r.alias, stream).observe(r.durationSeconds);
     if (r.ttfbSeconds !== undefined) this.ttfbChildren.get(r.api, r.alias, stream).observe(r.ttfbSeconds);
+    if (r.hedge !== undefined) this.hedgeCells.cell(r.alias, r.hedge).value += 1;
   }
 
   /** A committed stream of `target` went on without `count` unparsable events. */

@@ -81,6 +81,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
     stream: ex.stream,
     durationSeconds: (now - ex.startedAt) / 1000,
     ttfbSeconds: ex.ttfbAt === undefined ? undefined : (ex.ttfbAt - ex.startedAt) / 1000,
+    hedge: o?.hedge,
   });
   if (ex.caller !== null) ctx.metrics.keyRequested(ex.caller.name);
   if (ctx.usageRecorder !== undefined) {
@@ -124,6 +125,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
       stream: ex.stream,
       priority: ex.priority,
       attempts: o?.attempts,
+      hedge: o?.hedge,
       code: ex.code,
       tokenUsage: ex.tokenUsage,
       traceId: trace?.traceId,
