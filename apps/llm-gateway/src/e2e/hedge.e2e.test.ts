@@ -64,6 +64,7 @@ describe('hedge_after', () => {
     ]);
     const stored = await storedRequest(gw, 'hedge-stream-1');
     expect(stored.target).toBe('cloud/m');
+    expect(stored.hedge).toBe('won');
     expect(stored.failovers).toBe(0); // a cancelled call is no failover: the request is not flagged as an error
     expect(stored.attempts.map((a: Json) => [a.target, a.outcome, a.reason, a.failed_over])).toEqual([
       ['gpu/stuck', 'cancelled', 'hedge_lost', false],
@@ -88,6 +89,7 @@ describe('hedge_after', () => {
     expect(answer.choices[0]!.message.content).toBe('Hello from quick via gpu');
     expect(cloud.requests.length).toBe(before);
     expect((await logLine('hedge-quick-1')).hedge).toBe('not_needed');
+    expect((await storedRequest(gw, 'hedge-quick-1')).hedge).toBe('not_needed');
 
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     expect(metrics).toContain('mana_llm_hedges_total{alias="mana/fast-text",outcome="won"} 2');
