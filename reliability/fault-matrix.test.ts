@@ -108,7 +108,7 @@ const FAULTS: Fault[] = [
   },
   {
     name: 'trickle-past-timeout',
-    // Silence inside the body longer than the first-byte timeout (the body timeout).
+    // Silence inside a committed stream longer than stream_idle_timeout (set to the first-byte timeout below).
     behavior: { kind: 'answer', content: 'a b c', chunks: 3, chunkIntervalMs: 3_500 },
     expect: answered('error_event'),
   },
@@ -172,6 +172,8 @@ beforeAll(async () => {
     config: configYaml({
       settings: {
         first_byte_timeout: `${FIRST_BYTE_TIMEOUT_MS}ms`,
+        // Its default (30 s) is longer than a pass may take: the trickle fault must end within it.
+        stream_idle_timeout: `${FIRST_BYTE_TIMEOUT_MS}ms`,
         connect_timeout: '1s',
         // Keep breakers closed so every pass sees the same first-request outcome.
         failure_threshold: 1_000_000,

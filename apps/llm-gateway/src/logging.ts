@@ -8,7 +8,7 @@
  * never prompt text, never keys (the Authorization header is not read into logs).
  */
 import { pino, type Logger } from 'pino';
-import type { Attempt, Usage } from '@mana/llm-router';
+import type { Attempt, HedgeOutcome, Usage } from '@mana/llm-router';
 
 export type { Logger };
 
@@ -135,6 +135,8 @@ export interface RequestLogFields {
   stream?: boolean | undefined;
   priority?: string | undefined;
   attempts?: readonly Attempt[] | undefined;
+  /** How `hedge_after` went (absent when it was not in force). */
+  hedge?: HedgeOutcome | undefined;
   code?: string | undefined;
   tokenUsage?: Usage | undefined;
   /** The request's trace id, while tracing is on. */
@@ -163,6 +165,7 @@ export function requestLogLine(f: RequestLogFields): Record<string, unknown> {
   if (f.priority !== undefined) line.priority = f.priority;
   if (f.code !== undefined) line.code = f.code;
   if (f.attempts !== undefined) line.attempts = f.attempts.map(attemptLog);
+  if (f.hedge !== undefined) line.hedge = f.hedge;
   if (f.tokenUsage !== undefined) {
     line.tokens = { prompt: f.tokenUsage.prompt_tokens, completion: f.tokenUsage.completion_tokens, total: f.tokenUsage.total_tokens };
   }

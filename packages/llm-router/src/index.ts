@@ -2,7 +2,7 @@
 export type * from './types.js';
 export { RouterError, isRouterError } from './errors.js';
 export type { RouterErrorCode, RouterErrorOptions } from './errors.js';
-export { ATTEMPT_REASONS, CAPACITY_REASONS, FAILURE_REASONS, SKIP_REASONS } from './attempt/attempt-reasons.js';
+export { ATTEMPT_REASONS, CANCEL_REASONS, CAPACITY_REASONS, FAILURE_REASONS, SKIP_REASONS } from './attempt/attempt-reasons.js';
 export type { AttemptReason, HttpStatusReason, UnconfiguredReason } from './attempt/attempt-reasons.js';
 export { parseConfig, loadConfigFile, DEFAULT_SETTINGS } from './config/load-config.js';
 export type { ParseConfigOptions } from './config/load-config.js';

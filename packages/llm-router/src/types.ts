@@ -52,6 +52,12 @@ export interface Settings {
   backgroundQueueTimeoutMs: number;
   /** A target that cannot run the request's hosted tools: skipped (`refuse`, default) or sent the request without them (`drop`). */
   hostedTools: HostedToolsPolicy;
+  /**
+   * `hedge_after`: when the attempt in flight has no first content delta (non-stream: no answer)
+   * this long after it started, the next usable target is called too and the first to answer wins.
+   * 0 (the default): off.
+   */
+  hedgeAfterMs: number;
 }
 
 /** USD per million tokens. */
@@ -187,6 +193,8 @@ export interface AliasConfig {
   readonly failOverOn: ReadonlySet<AnswerCheck>;
   /** An upstream "context length exceeded" 4xx fails over to the next target (default true). */
   readonly failOverOnContextLength: boolean;
+  /** `hedge_background`: background requests hedge too (`hedge_after`); default false, only realtime ones do. */
+  readonly hedgeBackground: boolean;
   readonly chain: readonly TargetConfig[];
 }
 
@@ -359,14 +367,25 @@ export interface RouterRequest {
   readonly observer?: AttemptObserver | undefined;
 }
 
-export type AttemptOutcome = 'ok' | 'skipped' | 'failed' | 'rejected' | 'aborted';
+export type AttemptOutcome = 'ok' | 'skipped' | 'failed' | 'rejected' | 'aborted' | 'cancelled';
+
+/**
+ * How `hedge_after` went for one request (absent: it was not in force):
+ * `not_needed` the attempt in flight answered (or failed) before it; `won` a
+ * hedge was started and answered first; `lost` a hedge was started and the
+ * attempt it raced answered first; `failed` a hedge was started and neither
+ * answered (the chain went on); `unavailable` no other target could be called
+ * at once, so none was started.
+ */
+export type HedgeOutcome = 'not_needed' | 'won' | 'lost' | 'failed' | 'unavailable';
 
 /**
  * One planned target and what happened to it. `reason` says why, in the terms
  * of attempt/attempt-reasons.ts (the one list): skipped (no upstream call) →
  * `SKIP_REASONS` or `unconfigured: <why>`; failed → `FAILURE_REASONS` or
  * `http_<status>`; rejected (4xx relayed, no failover) → `http_<status>`;
- * ok → `ok`; aborted → `aborted`.
+ * ok → `ok`; aborted → `aborted`; cancelled (a hedge race's loser, its
+ * upstream request closed) → `CANCEL_REASONS`.
  */
 export interface Attempt {
   readonly target: string;
@@ -417,6 +436,8 @@ export interface RequestOutcome {
   readonly upstreamCalls: number;
   /** For `no_healthy_provider`: whole seconds until the soonest target may recover, clamped to 1 s … 1 h. */
   readonly retryAfterSeconds: number | undefined;
+  /** How `hedge_after` went (HedgeOutcome); absent when it was not in force for this request. */
+  readonly hedge?: HedgeOutcome;
 }
 
 /** What every result carries, whatever its kind. */

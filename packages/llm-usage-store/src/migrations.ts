@@ -213,6 +213,12 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0018_hedge': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // How `hedge_after` went for the request (null: not in force). Not indexed: read with its row only.
+      await db.schema.alterTable('usage_requests').addColumn('hedge', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -159,6 +159,8 @@ export const REQUEST_COLUMNS = [
   { name: 'code', kind: 'dictionary-string', nullable: true, field: 'code', json: 'code' },
   { name: 'stream', kind: 'boolean', nullable: false, field: 'stream', json: 'stream' },
   { name: 'priority', kind: 'dictionary-string', nullable: true, field: 'priority', json: 'priority' },
+  // How `hedge_after` went (null: not in force, and on rows older than migration 0018); the lost call is among `attempts`.
+  { name: 'hedge', kind: 'dictionary-string', nullable: true, field: 'hedge', json: 'hedge' },
   { name: 'attempt_count', kind: 'integer', nullable: false, field: 'attemptCount', json: 'attempts_count' },
   { name: 'failovers', kind: 'integer', nullable: false, field: 'failovers', json: 'failovers', read: failoversOf },
   // Answered successfully after at least one failed-over attempt.

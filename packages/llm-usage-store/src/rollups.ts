@@ -89,7 +89,8 @@ export function countRequest(t: Tally, r: RequestMeasures, bins: Bins = binsOf(r
 /** Adds one attempt to its target's (or provider's) tally. */
 export function countAttempt(t: Tally, a: AttemptMeasures, bins: Bins = binsOf(a)): void {
   t.requests += Number(a.final);
-  t.errors += a.outcome === 'ok' ? 0 : 1;
+  // A call the router cancelled itself (a hedge race's loser) is no error of its target.
+  t.errors += a.outcome === 'ok' || a.outcome === 'cancelled' ? 0 : 1;
   t.rescued += Number(a.rescue);
   count(t, a, bins);
 }

@@ -66,6 +66,11 @@ export interface RequestRecord {
   readonly api: string | null;
   /** The trace id (32 hex digits) of the request's spans while tracing was on; null without tracing and on rows written before migration 0015. */
   readonly traceId: string | null;
+  /**
+   * How `hedge_after` went (`not_needed`, `won`, `lost`, `failed`, `unavailable`); null when it was
+   * not in force, and on rows written before migration 0018.
+   */
+  readonly hedge: string | null;
 }
 
 export interface PlannedTarget {

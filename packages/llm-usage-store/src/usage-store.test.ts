@@ -70,7 +70,7 @@ function bruteSummary(records: RequestRecord[], groupBy: 'alias' | 'key' | 'targ
       const e = of(a.target);
       const last = i === r.attempts.length - 1;
       e.requests += last && !a.failedOver ? 1 : 0;
-      e.errors += a.outcome === 'ok' ? 0 : 1;
+      e.errors += a.outcome === 'ok' || a.outcome === 'cancelled' ? 0 : 1;
       e.rescued += a.outcome === 'ok' && r.attempts.slice(0, i).some((b) => b.failedOver) ? 1 : 0;
       add(e, a.promptTokens, a.completionTokens, a.costUsd, a.durationMs, last ? r.ttfbMs : null);
     });
@@ -179,6 +179,25 @@ describe.each(ENGINES)('usage store on %s', (engine) => {
     expect(alias).toMatchObject({ requests: 1, errors: 2, rescued: 0, costUsd: null });
     const errors = await store.errors({});
     expect(errors.requests.map((r) => r.code)).toEqual(['all_targets_failed']);
+  });
+
+  it('counts a hedged request once, its cancelled call as no error and no request of its target', async () => {
+    const hedged = request({
+      attempts: [
+        attempt(0, { target: 'ollama/gemma3:4b', provider: 'ollama', outcome: 'cancelled', reason: 'hedge_lost', upstreamStatus: null, promptTokens: null, completionTokens: null, costUsd: null }),
+        attempt(1, { costUsd: 0.00002 }),
+      ],
+      time: T0,
+    });
+    await store.write(batchOf([hedged]));
+    const [alias] = await store.summary({ groupBy: 'alias' });
+    expect(alias).toMatchObject({ requests: 1, errors: 0, rescued: 0 });
+    const byTarget = await store.summary({ groupBy: 'target' });
+    expect(byTarget.map((r) => [r.key, r.requests, r.errors]).sort()).toEqual([
+      ['groq/llama-3.1-8b-instant', 1, 0],
+      ['ollama/gemma3:4b', 0, 0],
+    ]);
+    expect((await store.errors({})).requests).toEqual([]);
   });
 
   it('sums tokens and cost, and keeps unknown cost null rather than 0', async () => {

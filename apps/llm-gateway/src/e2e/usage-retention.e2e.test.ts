@@ -37,6 +37,7 @@ function record(requestId: string, time: number): RequestRecord {
     replica: null,
     api: null,
     traceId: null,
+    hedge: null,
     alias: 'mana/fast-text',
     model: 'mana/fast-text',
     target: 'u/m',

@@ -7,7 +7,7 @@
  * provider health is read from the router at scrape time.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { CAPACITY_REASONS, type AliasView, type AttemptEvent, type ConfigSnapshot, type ProviderHealthView } from '@mana/llm-router';
+import { CAPACITY_REASONS, type AliasView, type AttemptEvent, type ConfigSnapshot, type HedgeOutcome, type ProviderHealthView } from '@mana/llm-router';
 import type { RequestRecord } from '@mana/llm-usage-store';
 import { FirstTokenTimes } from './first-token-times.js';
 import { counterCells, LabelTree } from './label-cells.js';
@@ -50,6 +50,8 @@ export interface FinishedRequest {
   readonly ttfbSeconds: number | undefined;
   /** A committed stream: how long the answering target took from its call's start to its first content delta. */
   readonly firstTokenSeconds: number | undefined;
+  /** How `hedge_after` went; undefined when it was not in force for the request. */
+  readonly hedge?: HedgeOutcome | undefined;
 }
 
 /** HTTP status codes as label values, made once (a request would otherwise build the string each time). */
@@ -157,6 +159,11 @@ export class GatewayMetrics {
     name: 'mana_llm_spills_total',
     help: 'Requests that passed a target by because it was full, by alias, the full target, the one tried next and why (saturated: max_concurrency; rate_limited: rpm/tpm).',
     labelNames: ['alias', 'from', 'to', 'reason'],
+  });
+  private readonly hedgeCells = counterCells(this.registry, {
+    name: 'mana_llm_hedges_total',
+    help: 'Requests with hedge_after in force, by alias and how it went: not_needed (answered before it), won (the hedge answered first), lost (the first call did), failed (neither answered), unavailable (no target could be called at once).',
+    labelNames: ['alias', 'outcome'],
   });
   private loadReader: (() => readonly AliasView[]) | undefined;
   private readonly targetInFlight = new Gauge({
@@ -377,6 +384,7 @@ export class GatewayMetrics {
       this.firstTokenChildren.get(target).observe(r.firstTokenSeconds);
       this.firstTokenTimes.observe(target, r.firstTokenSeconds * 1000);
     }
+    if (r.hedge !== undefined) this.hedgeCells.cell(r.alias, r.hedge).value += 1;
   }
 
   /** A committed stream of `target` went on without `count` unparsable events. */

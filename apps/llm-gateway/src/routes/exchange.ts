@@ -94,6 +94,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
     durationSeconds: (now - ex.startedAt) / 1000,
     ttfbSeconds: ex.ttfbAt === undefined ? undefined : (ex.ttfbAt - ex.startedAt) / 1000,
     firstTokenSeconds: firstTokenSeconds(ex),
+    hedge: o?.hedge,
   });
   if (ex.caller !== null) ctx.metrics.keyRequested(ex.caller.name);
   if (ctx.usageRecorder !== undefined) {
@@ -137,6 +138,7 @@ export function finishExchange(ctx: GatewayContext, req: IncomingMessage, ex: Ex
       stream: ex.stream,
       priority: ex.priority,
       attempts: o?.attempts,
+      hedge: o?.hedge,
       code: ex.code,
       tokenUsage: ex.tokenUsage,
       traceId: trace?.traceId,

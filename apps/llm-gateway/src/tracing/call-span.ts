@@ -113,7 +113,8 @@ export class CallSpan implements CallObserver {
     attributes[ATTR.attemptOutcome] = attempt.outcome;
     attributes[ATTR.attemptReason] = attempt.reason;
     if (attempt.status !== undefined) attributes[ATTR.httpStatus] = attempt.status;
-    if (attempt.outcome !== 'ok') {
+    // A call the router cancelled itself (a hedge's loser) did nothing wrong: no error status.
+    if (attempt.outcome !== 'ok' && attempt.outcome !== 'cancelled') {
       markSpanFailed(record, attempt.reason, attempt.reason);
     }
     if (answer !== undefined) {

@@ -71,6 +71,7 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
     attempts,
     replica,
     traceId: ex.traceId ?? null,
+    hedge: o?.hedge ?? null,
   };
 }
 

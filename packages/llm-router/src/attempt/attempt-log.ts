@@ -5,6 +5,7 @@ import type {
   AttemptObserver,
   AttemptOutcome,
   CallObserver,
+  HedgeOutcome,
   ProviderConfig,
   RequestOutcome,
   TargetConfig,
@@ -26,14 +27,18 @@ const MAX_RETRY_AFTER_S = 3_600; // 1 h
  * published (event emitted) when the next one starts or the request ends.
  *
  * The request's observer, when it has one (AttemptObserver), hears of the same
- * attempts from here as they are added and published: the attempt added after
- * `callStarted` is that call's, any other is a skip.
+ * attempts from here as they are added and published: an attempt of a target
+ * with a call started (`callStarted`) and not yet recorded is that call's, any
+ * other is a skip. Two calls may be open at once (a `hedge_after` race); they
+ * are always to two different targets.
  */
 export class AttemptLog {
   readonly attempts: Attempt[] = [];
+  /** How `hedge_after` went so far (hedge-race.ts writes it); goes into every outcome made from now on. */
+  hedge: HedgeOutcome | undefined;
   private pending: Mutable<Attempt> | undefined;
-  /** The call started and not yet recorded, then (recorded) the one whose attempt is pending. */
-  private openCall: CallObserver | undefined;
+  /** The calls started and not yet recorded (by target), then (recorded) the one whose attempt is pending. */
+  private openCalls: Array<{ readonly target: string; readonly call: CallObserver }> | undefined;
   private pendingCall: CallObserver | undefined;
 
   constructor(
@@ -47,12 +52,14 @@ export class AttemptLog {
   callStarted(target: TargetConfig, provider: ProviderConfig): CallObserver | undefined {
     const observer = this.observer;
     if (observer === undefined) return undefined;
+    let call: CallObserver;
     try {
-      this.openCall = observer.callStarted(upstreamCall(target, provider));
+      call = observer.callStarted(upstreamCall(target, provider));
     } catch {
-      this.openCall = UNOBSERVED_CALL; // an observer must never break routing; the call's attempt is still no skip
+      call = UNOBSERVED_CALL; // an observer must never break routing; the call's attempt is still no skip
     }
-    return this.openCall;
+    (this.openCalls ??= []).push({ target: target.id, call });
+    return call;
   }
 
   add(
@@ -81,6 +88,12 @@ export class AttemptLog {
     if (this.observer !== undefined) this.observe(attempt, extra?.answer);
   }
 
+  /** Gives the last attempt of `target` the tokens its upstream reported after it was recorded (a hedge loser's late answer). */
+  addUsage(target: string, usage: Usage): void {
+    const attempt: Mutable<Attempt> | undefined = this.attempts.findLast((a) => a.target === target);
+    if (attempt !== undefined && attempt.usage === undefined) attempt.usage = usage;
+  }
+
   /** Adds `text` to the detail of the last attempt of `target` (what its committed stream met after the commit). */
   note(target: string, text: string): void {
     const attempt: Mutable<Attempt> | undefined = this.attempts.findLast((a) => a.target === target);
@@ -102,15 +115,16 @@ export class AttemptLog {
       const seconds = retry.at === undefined ? MIN_RETRY_AFTER_S : Math.ceil((retry.at - retry.now) / 1000);
       retryAfterSeconds = Math.min(MAX_RETRY_AFTER_S, Math.max(MIN_RETRY_AFTER_S, Number.isFinite(seconds) ? seconds : MAX_RETRY_AFTER_S));
     }
-    return { alias: this.alias, target, attempts: this.attempts, upstreamCalls, retryAfterSeconds };
+    const outcome = { alias: this.alias, target, attempts: this.attempts, upstreamCalls, retryAfterSeconds };
+    return this.hedge === undefined ? outcome : { ...outcome, hedge: this.hedge };
   }
 
   private publish(nextTarget: string | undefined): void {
     const attempt = this.pending;
     if (attempt === undefined) return;
     this.pending = undefined;
-    // A retry of the same target is not a failover.
-    if (nextTarget !== undefined && nextTarget !== attempt.target) attempt.failedOver = true;
+    // A retry of the same target is not a failover, nor is a call the router cancelled itself (a hedge's loser).
+    if (nextTarget !== undefined && nextTarget !== attempt.target && attempt.outcome !== 'cancelled') attempt.failedOver = true;
     const call = this.pendingCall;
     if (call !== undefined) {
       this.pendingCall = undefined;
@@ -119,15 +133,17 @@ export class AttemptLog {
     this.emit?.({ requestId: this.requestId, alias: this.alias, attempt, nextTarget });
   }
 
-  /** The attempt just added, to the observer: the open call's end, or a skip. */
+  /** The attempt just added, to the observer: the end of its target's open call, or a skip. */
   private observe(attempt: Attempt, answer: AnswerFacts | undefined): void {
-    const call = this.openCall;
-    if (call === undefined) {
+    const open = this.openCalls;
+    const i = open === undefined ? -1 : open.findIndex((o) => o.target === attempt.target);
+    if (i === -1) {
       const observer = this.observer!;
       guarded(() => observer.skipped(attempt));
       return;
     }
-    this.openCall = undefined;
+    const call = open![i]!.call;
+    open!.splice(i, 1);
     this.pendingCall = call;
     guarded(() => call.ended(attempt, answer));
   }

@@ -49,8 +49,13 @@ export const FAILURE_REASONS = [
   'invalid_json',
 ] as const;
 
-/** Every reason without a variable part: the skips, the failures, `ok` (answered) and `aborted` (by the caller). */
-export const ATTEMPT_REASONS = [...SKIP_REASONS, ...FAILURE_REASONS, 'ok', 'aborted'] as const;
+/** Cancelled: the router closed the call itself; never a failure of the target (its health is untouched). */
+export const CANCEL_REASONS = [
+  'hedge_lost', // a `hedge_after` race: the other call of the race answered first
+] as const;
+
+/** Every reason without a variable part: the skips, the failures, the cancellations, `ok` (answered) and `aborted` (by the caller). */
+export const ATTEMPT_REASONS = [...SKIP_REASONS, ...FAILURE_REASONS, ...CANCEL_REASONS, 'ok', 'aborted'] as const;
 
 /** A non-2xx upstream answer: `http_503`. */
 export type HttpStatusReason = `http_${number}`;

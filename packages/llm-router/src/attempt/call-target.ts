@@ -19,13 +19,20 @@ import type { AttemptReason } from './attempt-reasons.js';
 import { classifyFailure, type Decision, type Failure } from './classify-error.js';
 import type { ExecuteDeps } from './execute.js';
 import { FirstByteTimer } from './first-byte-timer.js';
+import type { HedgeLeg } from './hedge-race.js';
 import { Lease } from './lease.js';
 import type { OperationSpec } from './operation.js';
 import type { AnswerChecks } from './inspect-answer.js';
 import { readUntilCommit, type StreamEnd } from './stream-commit.js';
 import { scrubErrorBody } from '../health/redact.js';
 
-export type CallOutcome = { readonly kind: 'result'; readonly result: RouterResult } | { readonly kind: 'failed'; readonly decision: Decision };
+/** `cancelled`: the call lost a `hedge_after` race (recorded by the race, never counted against the target). */
+export type CallOutcome =
+  | { readonly kind: 'result'; readonly result: RouterResult }
+  | { readonly kind: 'failed'; readonly decision: Decision }
+  | { readonly kind: 'cancelled' };
+
+const CANCELLED: CallOutcome = Object.freeze({ kind: 'cancelled' });
 
 export interface TargetCall {
   readonly operation: OperationSpec;
@@ -49,6 +56,12 @@ export interface TargetCall {
    * tools it goes without (for the result); undefined: the request's own body (and text) goes.
    */
   readonly trimmed?: { readonly body: ChatRequestBody; readonly note: string; readonly droppedTools: readonly string[] | undefined } | undefined;
+  /**
+   * The call's side of a `hedge_after` race (hedge-race.ts), when one may run:
+   * its signal replaces the request's for the upstream call, and the call
+   * claims the race before it commits an answer. Undefined: no race, no cost.
+   */
+  readonly leg?: HedgeLeg | undefined;
 }
 
 /**
@@ -59,13 +72,18 @@ export interface TargetCall {
 export async function callTarget(c: TargetCall): Promise<CallOutcome> {
   const started = c.deps.now();
   const lease = new Lease();
-  const timer = new FirstByteTimer(c.request.signal, c.target.settings.firstByteTimeoutMs);
+  const leg = c.leg;
+  const timer = new FirstByteTimer(leg ?? c.request.signal, c.target.settings.firstByteTimeoutMs);
   lease.hold(() => timer.dispose());
   const id = c.target.id;
   c.deps.inFlight.inc(id);
   lease.hold(() => c.deps.inFlight.dec(id));
   // Undefined unless the request has an observer (the gateway's tracing).
   const watch = c.log.callStarted(c.target, c.provider);
+  if (leg !== undefined) {
+    leg.call = { target: c.target, started };
+    lease.hold(() => (leg.call = undefined));
+  }
   const call: AdapterCall<RouterRequest['body']> = {
     provider: c.provider,
     target: c.target,
@@ -86,6 +104,8 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
       c.log.add(c.target, 'aborted', 'aborted', c.deps.now() - started);
       throw abortedError({ outcome: c.log.outcome(c.target.id), cause: error });
     }
+    // The other call of the race answered first and closed this one: recorded by the race already.
+    if (leg?.cancelled === true) return CANCELLED;
     return failed(c, { kind: 'error', error }, started);
   } finally {
     // Unconditional: a committed stream took everything over, leaving this lease empty.
@@ -99,6 +119,8 @@ async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>,
   const invalid = await c.operation.invalidAnswer(res.body, c.request, c.config, c.answerChecks);
   // A rejected answer was still billed: its usage stays on the attempt.
   if (invalid !== undefined) return failed(c, invalid, started, c.operation.usage(res.body));
+  // A race's answer that came second was billed too: its tokens go on the attempt the race recorded.
+  if (c.leg !== undefined && !c.leg.claim()) return lostRace(c, c.operation.usage(res.body));
   const reshaped = c.operation.conform(res.body, c.request);
   const usage = c.operation.usage(res.body);
   c.deps.health.reportSuccess(c.provider.name);
@@ -136,6 +158,11 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, l
   );
   timer.stop();
   if (pre.kind === 'failed') return failed(c, pre.failure, started);
+  if (c.leg !== undefined && !c.leg.claim()) {
+    // The other call of the race committed first: close this stream before anything of it is relayed.
+    await pre.stream.return();
+    return CANCELLED;
+  }
   lease.handOver(streamLease);
   c.requestLease.handOver(streamLease);
   c.slot?.handOver(streamLease);
@@ -172,10 +199,13 @@ function streamEnded(c: TargetCall, streamLease: Lease, end: StreamEnd, skippedE
 }
 
 function httpFailed(c: TargetCall, res: HttpFailure, started: number): CallOutcome {
+  if (c.leg?.cancelled === true) return CANCELLED;
   const decision = classify(c, { kind: 'http', response: res });
   // Any HTTP answer proves the provider reachable; the breaker counts connection-level failures only.
   c.deps.health.reportSuccess(c.provider.name);
   if (decision.action === 'fail_over') return recordAttempt(c, decision, started);
+  // A rejection to relay ends the request like an answer: it must win the race first.
+  if (c.leg !== undefined && !c.leg.claim()) return CANCELLED;
   return {
     kind: 'result',
     result: {
@@ -207,7 +237,15 @@ function settle(
 }
 
 function failed(c: TargetCall, failure: Failure, started: number, usage?: Usage): CallOutcome {
+  // Lost the race meanwhile: the race recorded the attempt; what went wrong after that is nobody's concern.
+  if (c.leg?.cancelled === true) return lostRace(c, usage);
   return recordAttempt(c, classify(c, failure), started, usage);
+}
+
+/** The call lost a race it was recorded for already: only tokens its upstream reported are added. */
+function lostRace(c: TargetCall, usage: Usage | undefined): CallOutcome {
+  if (usage !== undefined) c.log.addUsage(c.target.id, usage);
+  return CANCELLED;
 }
 
 function classify(c: TargetCall, failure: Failure): Decision {

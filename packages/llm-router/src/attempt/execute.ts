@@ -24,6 +24,7 @@ import { RequestCost } from '../load/request-cost.js';
 import { type BackgroundGate, type InFlight, sleep } from './background-gate.js';
 import { callTarget, type CallOutcome } from './call-target.js';
 import { finalError } from './final-error.js';
+import { firstAnswer, type HedgeLeg, HedgeRace, settledWithin } from './hedge-race.js';
 import { Lease } from './lease.js';
 import { nextStep } from './next-step.js';
 import { operationOf, type OperationSpec } from './operation.js';
@@ -127,6 +128,8 @@ class AttemptRun {
   private readonly maxWaitMs: number;
   /** What this request charges to a rate window: made on first use, so a plan without `rpm` / `tpm` never builds it. */
   private charges: RequestCost | undefined;
+  /** A hedge was started (at most one per request). */
+  private hedged = false;
 
   constructor(private readonly r: RunInputs) {
     this.background = r.request.priority === 'background';
@@ -163,7 +166,10 @@ class AttemptRun {
     const { log } = this.r;
     const tally = new PassTally(kind);
     const plan = this.r.plan;
+    // The target a hedge was started on: the walk does not call it again.
+    let hedgedIndex = -1;
     for (let index = 0; index < plan.length; index++) {
+      if (index === hedgedIndex) continue;
       const target = plan[index]!;
       const ready = this.precheck(target, kind);
       if (ready.kind === 'skip') {
@@ -171,23 +177,84 @@ class AttemptRun {
         ready.count(tally);
         continue;
       }
-      let slot: Lease | undefined;
-      if (target.concurrency !== undefined || target.rates !== undefined) {
-        slot = await this.admit(target, index, kind);
-        if (slot === undefined) {
-          tally.unusable();
-          continue;
-        }
-      }
-      try {
-        const result = await this.tryTarget(target, ready.provider, ready.adapter, tally, ready.parameters, slot);
-        if (result !== undefined) return { kind: 'answered', result };
-      } finally {
-        // A committed stream took the slot over and frees it when it ends.
-        slot?.release();
-      }
+      const race = this.hedgeRace(target, index);
+      const run = this.runTarget(target, ready, index, kind, tally, race?.primary);
+      // Without `hedge_after` (the default) nothing more than this: no timer, no race object.
+      const outcome = race === undefined ? { result: await run, hedgedIndex: -1 } : await this.race(race, run, target.settings.hedgeAfterMs, index, kind, tally);
+      if (outcome.result !== undefined) return { kind: 'answered', result: outcome.result };
+      if (outcome.hedgedIndex !== -1) hedgedIndex = outcome.hedgedIndex;
     }
     return { kind: 'exhausted', summary: tally.done() };
+  }
+
+  /** A target's room (when it declares a capacity: `max_concurrency`, `rpm`, `tpm`) and its call with retries; undefined: it did not answer. */
+  private async runTarget(
+    target: TargetConfig,
+    ready: Ready,
+    index: number,
+    kind: PassKind,
+    tally: PassTally,
+    leg: HedgeLeg | undefined,
+  ): Promise<RouterResult | undefined> {
+    let slot: Lease | undefined;
+    if (target.concurrency !== undefined || target.rates !== undefined) {
+      slot = await this.admit(target, index, kind, leg);
+      if (slot === undefined) {
+        if (leg?.cancelled !== true) tally.unusable();
+        return undefined;
+      }
+    }
+    try {
+      return await this.tryTarget(target, ready.provider, ready.adapter, tally, ready.parameters, slot, leg);
+    } finally {
+      // A committed stream took the slot over and frees it when it ends.
+      slot?.release();
+    }
+  }
+
+  /**
+   * A race for the attempt on `target`, when `hedge_after` is in force for it:
+   * set (above 0) in its settings, no hedge yet in this request, a later target
+   * in the plan, and a realtime request (background: only with the alias's
+   * `hedge_background`). Undefined otherwise.
+   */
+  private hedgeRace(target: TargetConfig, index: number): HedgeRace | undefined {
+    if (target.settings.hedgeAfterMs <= 0 || this.hedged || index >= this.r.plan.length - 1) return undefined;
+    if (this.background && !this.r.config.hedgeBackground) return undefined;
+    return new HedgeRace(this.r.log, this.r.deps.now, this.r.request.signal);
+  }
+
+  /**
+   * Waits `delayMs` for the attempt in flight (`primary`) to answer; past that,
+   * calls the first later target of the plan that can be called at once (not
+   * skipped, room now: a hedge never queues) as well, and takes the first
+   * answer of the two (the calls claim the race, hedge-race.ts). When one of
+   * them fails the other goes on alone; when both do the walk goes on.
+   */
+  private async race(
+    race: HedgeRace,
+    primary: Promise<RouterResult | undefined>,
+    delayMs: number,
+    index: number,
+    kind: PassKind,
+    tally: PassTally,
+  ): Promise<{ readonly result: RouterResult | undefined; readonly hedgedIndex: number }> {
+    const first = await settledWithin(primary, delayMs);
+    if (first.settled) return { result: first.value, hedgedIndex: -1 };
+    if (race.decided) return { result: await primary, hedgedIndex: -1 };
+    const plan = this.r.plan;
+    for (let j = index + 1; j < plan.length; j++) {
+      const target = plan[j]!;
+      const ready = this.precheck(target, kind);
+      if (ready.kind === 'skip') continue;
+      // Room now, so admit() takes it at once (it runs synchronously up to its first await).
+      if (!this.hasRoom(target)) continue;
+      this.hedged = true;
+      const hedge = this.runTarget(target, ready, j, kind, tally, race.startHedge());
+      return { result: await firstAnswer(primary, hedge), hedgedIndex: j };
+    }
+    race.unavailable();
+    return { result: await primary, hedgedIndex: -1 };
   }
 
   /** Whether `target` can be called at all now (fit, parameters, health, configuration), without logging anything. */
@@ -231,7 +298,7 @@ class AttemptRun {
    * made (the upstream counts a request it was sent), and are given back only
    * when the request never leaves.
    */
-  private async admit(target: TargetConfig, index: number, kind: PassKind): Promise<Lease | undefined> {
+  private async admit(target: TargetConfig, index: number, kind: PassKind, leg: HedgeLeg | undefined): Promise<Lease | undefined> {
     const { deps, request, log } = this.r;
     const started = deps.now();
     const settings = target.settings;
@@ -256,7 +323,7 @@ class AttemptRun {
       const limit = target.concurrency;
       if (limit !== undefined) {
         const state = deps.concurrency.state(limit);
-        const release = await deps.concurrency.acquire(limit, timeoutMs, request.signal);
+        const release = await deps.concurrency.acquire(limit, timeoutMs, leg ?? request.signal);
         if (release === undefined) {
           return skipped('saturated', `in flight ${state.inFlight}/${state.limit} (${limit.kind} ${limit.name}), ${state.queued} queued`);
         }
@@ -266,7 +333,7 @@ class AttemptRun {
         const cost = this.cost.of(rate, target);
         const state = deps.rates.state(rate);
         const left = Math.max(0, timeoutMs - (deps.now() - started));
-        const refund = await deps.rates.acquire(rate, cost, left, request.signal);
+        const refund = await deps.rates.acquire(rate, cost, left, leg ?? request.signal);
         if (refund === undefined) {
           const needs = rate.unit === 'tpm' ? `, needs ${cost}` : '';
           return skipped('rate_limited', `${rate.unit} ${state.used}/${state.limit}${needs} (${rate.kind} ${rate.name}), ${state.queued} queued`);
@@ -275,6 +342,8 @@ class AttemptRun {
       }
     } catch (error) {
       giveBack();
+      // The hedge this attempt raced answered while it waited for room: it leaves the line, nothing to record.
+      if (leg?.cancelled === true) return undefined;
       throw abortedError({ outcome: log.outcome(undefined), cause: error });
     }
     return slot;
@@ -312,10 +381,15 @@ class AttemptRun {
     tally: PassTally,
     parameters: Exclude<TargetParameters, { kind: 'refused' }>,
     slot: Lease | undefined,
+    leg: HedgeLeg | undefined,
   ): Promise<RouterResult | undefined> {
     const { operation, request, alias, config, deps, log, lease, answerChecks } = this.r;
     const trimmed = parameters.kind === 'trimmed' ? parameters : undefined;
     for (let n = 0; ; n++) {
+      // Lost the race while waiting (for room, or between retries): no call.
+      if (leg?.cancelled === true) return undefined;
+      // A retry is charged after its wait, once it is sure to be made.
+      if (n > 0 && !this.chargeRetry(target)) return undefined;
       const outcome: CallOutcome = await callTarget({
         operation,
         adapter,
@@ -330,15 +404,16 @@ class AttemptRun {
         requestLease: lease,
         slot,
         answerChecks,
+        leg,
       });
       if (outcome.kind === 'result') return outcome.result;
+      if (outcome.kind === 'cancelled') return undefined;
       const d = outcome.decision;
       tally.callFailed(d);
       if (n >= target.settings.retries || !d.retryable) return undefined;
       const wait = this.retryWait(d.retryAfterMs, n, target.settings);
       if (wait === undefined) return undefined;
-      await this.wait(wait);
-      if (!this.chargeRetry(target)) return undefined;
+      await this.wait(wait, leg);
     }
   }
 
@@ -365,10 +440,12 @@ class AttemptRun {
     return Math.max(retryAfterMs, backoff);
   }
 
-  private async wait(ms: number): Promise<void> {
+  /** Waits `ms`; an abort of the request throws `aborted`, the loss of the race `leg` runs in only ends the wait. */
+  private async wait(ms: number, leg?: HedgeLeg): Promise<void> {
     try {
-      await sleep(ms, this.r.request.signal);
+      await sleep(ms, leg ?? this.r.request.signal);
     } catch (error) {
+      if (leg?.cancelled === true) return;
       throw abortedError({ outcome: this.r.log.outcome(undefined), cause: error });
     }
   }
@@ -386,14 +463,17 @@ export function kindMismatch(snapshot: ConfigSnapshot, config: AliasConfig, want
   );
 }
 
+/** A target that passed its pre-call checks, with what the call needs. */
+interface Ready {
+  readonly kind: 'ready';
+  readonly provider: ProviderConfig;
+  readonly adapter: Adapter;
+  readonly parameters: Exclude<TargetParameters, { kind: 'refused' }>;
+}
+
 /** A target's pre-call checks: callable with what the call needs, or skipped (how the pass counts it). */
 type Precheck =
-  | {
-      readonly kind: 'ready';
-      readonly provider: ProviderConfig;
-      readonly adapter: Adapter;
-      readonly parameters: Exclude<TargetParameters, { kind: 'refused' }>;
-    }
+  | Ready
   | { readonly kind: 'skip'; readonly reason: AttemptReason; readonly detail: string | undefined; readonly count: (tally: PassTally) => void };
 
 function skip(reason: AttemptReason, detail: string | undefined, count: (tally: PassTally) => void): Precheck {

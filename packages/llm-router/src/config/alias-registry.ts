@@ -54,6 +54,7 @@ export function resolveModel(snapshot: ConfigSnapshot, model: string | undefined
       failOverOn: EMPTY_ONLY,
       // One target and nothing behind it: the upstream's own context-length 400 is the answer to relay.
       failOverOnContextLength: false,
+      hedgeBackground: false,
       chain: Object.freeze([target]),
     });
     return { alias: undefined, config };

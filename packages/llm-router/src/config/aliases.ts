@@ -71,6 +71,8 @@ function buildAlias(
     map.fail_over_on_context_length === undefined
       ? true
       : reader.boolean(map.fail_over_on_context_length, [...path, 'fail_over_on_context_length'], 'fail_over_on_context_length', name);
+  const hedgeBackground =
+    map.hedge_background === undefined ? false : reader.boolean(map.hedge_background, [...path, 'hedge_background'], 'hedge_background', name);
   // Shown in /v1/models and /v1/aliases: taken as written, never expanded.
   const description = map.description === undefined || map.description === null ? '' : reader.text(map.description, [...path, 'description'], 'description', name);
   const aliasSettings = reader.settings(map.settings, [...path, 'settings'], name);
@@ -105,6 +107,7 @@ function buildAlias(
     failOverOnEmpty,
     failOverOn,
     failOverOnContextLength,
+    hedgeBackground,
     chain: Object.freeze(chain),
   });
 }

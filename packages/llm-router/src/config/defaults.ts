@@ -31,6 +31,8 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   backgroundQueueTimeoutMs: 600_000,
   // A request that offers a hosted tool is never answered as if the tool had run: dropping it is the operator's choice.
   hostedTools: 'refuse',
+  // Off: a hedge spends a second upstream call; an operator turns it on where a slow first token costs more.
+  hedgeAfterMs: 0,
 });
 
 /**

@@ -36,6 +36,7 @@ export const ALIAS_KEYS = [
   'fail_over_on_empty',
   'fail_over_on',
   'fail_over_on_context_length',
+  'hedge_background',
   'settings',
   'chain',
 ] as const;
@@ -73,6 +74,8 @@ export const SETTING_SPECS: Readonly<Record<string, SettingSpec>> = {
   stream_idle_timeout: { field: 'streamIdleTimeoutMs', kind: 'duration', positive: true },
   queue_timeout: { field: 'queueTimeoutMs', kind: 'duration' },
   background_queue_timeout: { field: 'backgroundQueueTimeoutMs', kind: 'duration' },
+  // 0 turns it off (e.g. for one alias when the global settings turn it on).
+  hedge_after: { field: 'hedgeAfterMs', kind: 'duration' },
   retries: { field: 'retries', kind: 'count', min: 0 },
   retry_max_wait: { field: 'retryMaxWaitMs', kind: 'duration' },
   max_response_bytes: { field: 'maxResponseBytes', kind: 'size' },

@@ -12,7 +12,7 @@ function target(id: string, weight = 1): TargetConfig {
 }
 
 function alias(strategy: Strategy, chain: TargetConfig[]): AliasConfig {
-  return { name: 'mana/test', description: '', kind: 'chat', embeddingSpace: undefined, maxBatch: undefined, strategy, onAllUnhealthy: 'fail', failOverOnEmpty: true, failOverOn: new Set(['empty']), failOverOnContextLength: true, chain };
+  return { name: 'mana/test', description: '', kind: 'chat', embeddingSpace: undefined, maxBatch: undefined, strategy, onAllUnhealthy: 'fail', failOverOnEmpty: true, failOverOn: new Set(['empty']), failOverOnContextLength: true, hedgeBackground: false, chain };
 }
 
 function ctx(overrides: Partial<PlanContext> = {}): PlanContext {
