@@ -19,6 +19,7 @@ import { ServiceKeys, staticKeyId } from './keys/service-keys.js';
 import type { Logger } from './logging.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { createReloader } from './reload.js';
+import { replicaShare } from './replicas/capacity-share.js';
 import { SharedConfigSync } from './replicas/shared-config-sync.js';
 import { createSharedState } from './replicas/shared-health.js';
 import { createSerialQueue, type SerialQueue } from './serial-queue.js';
@@ -47,7 +48,10 @@ export interface ContextInput {
 
 export async function buildContext(input: ContextInput): Promise<GatewayContext> {
   const { options, env, logger, config } = input;
-  const router = createRouter({ config, configPath: options.configPath, env, schemaChecks: { workers: options.schemaWorkers } });
+  // Shared mode splits capacities between the replicas alive, known once it has started (below): one until then.
+  let aliveReplicas = (): number => 1;
+  const capacityShare = options.databaseUrl === undefined ? undefined : replicaShare(() => aliveReplicas());
+  const router = createRouter({ config, configPath: options.configPath, env, capacityShare, schemaChecks: { workers: options.schemaWorkers } });
   const metrics = observedMetrics(router, logger, input.defaultMetrics);
   const tracing = options.tracing === undefined ? undefined : await startTracing(options.tracing, logger);
   if (tracing !== undefined) metrics.tracingSource(() => tracing.droppedSpans);
@@ -61,6 +65,7 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
   // With MANA_LLM_DATABASE_URL several replicas share health, cooldowns and the config.
   const replicas = options.databaseUrl === undefined ? undefined : await startSharedMode(input, options.databaseUrl, router, metrics, serial);
   const sync = replicas?.configSync;
+  if (replicas !== undefined) aliveReplicas = () => replicas.shared.aliveReplicas();
   const reload = createReloader(
     sync === undefined ? router : { reload: (trigger) => sync.reload(trigger), get config() { return router.config; } },
     metrics,

@@ -7,6 +7,8 @@
  *   local transition ─► pending (newest per subject, bounded) ─► upsert + NOTIFY (one transaction)
  *   NOTIFY from another replica ─► applyTransition (never re-announced: no echo)
  *   every 3 s, and after each reconnect ─► flush pending, full read of the table, config version check
+ *   every 1 s ─► heartbeat: this replica's row refreshed, the replicas alive read (membership.ts)
+ *   join (first heartbeat, and the first after a failed one) and clean leave (close) ─► NOTIFY
  *
  * PostgreSQL down, slow or restarted: the state turns `degraded`, transitions
  * wait in `pending`, and the first successful round after it returns (the
@@ -16,8 +18,10 @@ import type { HealthTransition } from '@mana/llm-router';
 import { openConnection, type Connection, type UsageDatabase } from '@mana/llm-usage-store';
 import type { Kysely } from 'kysely';
 import { HEALTH_CHANNEL, decodePayload, publishTransitions, readCurrentTransitions, subjectKey, type SharedTransition } from './health-rows.js';
+import { Membership } from './membership.js';
 import { NotifyListener } from './notify-listener.js';
 import type { Received } from './received.js';
+import { REPLICAS_CHANNEL, announceJoin, beat, decodeNotice, leave } from './replica-rows.js';
 import { CONFIG_CHANNEL, decodeConfigNotice, readSharedConfig, readSharedConfigVersion, seedSharedConfig, swapSharedConfig, type ConfigNotice, type ConfigWrite, type SharedConfig, type SwapResult } from './shared-config.js';
 
 export const DEFAULT_RECONCILE_INTERVAL_MS = 3_000; // 3 s: repairs a lost notification within this
@@ -25,6 +29,12 @@ export const DEFAULT_RECONCILE_INTERVAL_MS = 3_000; // 3 s: repairs a lost notif
 export const MAX_PENDING_TRANSITIONS = 1_000;
 /** At most one report of dropped notifications and rows per this period: whoever sends them cannot flood the log. */
 export const DEFAULT_REJECT_REPORT_INTERVAL_MS = 60_000; // 1 min
+/** How often a replica refreshes its row and reads who else is alive. */
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000; // 1 s
+/** A replica is alive while its last heartbeat is this recent: three beats, so one slow round does not drop it. */
+export const DEFAULT_LIVENESS_WINDOW_MS = 3_000; // 3 s
+/** A clean leave waits this long for PostgreSQL at most: shutdown is not held up by a database that is down. */
+const LEAVE_TIMEOUT_MS = 1_000; // 1 s
 
 export type SharedStateName = 'starting' | 'ok' | 'degraded';
 
@@ -66,6 +76,10 @@ export interface SharedStateOptions {
   readonly onRejected?: (report: { readonly dropped: number; readonly problem: string }) => void;
   readonly rejectReportIntervalMs?: number;
   readonly reconcileIntervalMs?: number;
+  /** The count of replicas alive changed (this one included), for logs. Must not throw. */
+  readonly onReplicasChange?: (alive: number) => void;
+  readonly heartbeatIntervalMs?: number;
+  readonly livenessWindowMs?: number;
   readonly now?: () => number;
 }
 
@@ -95,6 +109,11 @@ export class SharedState {
   private flushing: Promise<void> | undefined;
   private syncing: Promise<boolean> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private beating: Promise<boolean> | undefined;
+  private readonly membership: Membership;
+  /** Whether the others were told of this replica since its last failed heartbeat. */
+  private joined = false;
   private closed = false;
   /** Set by `start`, before which no config version is read. */
   private configFollower: SharedConfigFollower | undefined;
@@ -112,9 +131,10 @@ export class SharedState {
   constructor(private readonly options: SharedStateOptions) {
     this.now = options.now ?? Date.now;
     this.since = this.now();
+    this.membership = new Membership(options.replica);
     this.listener = new NotifyListener({
       url: options.url,
-      channels: [HEALTH_CHANNEL, CONFIG_CHANNEL],
+      channels: [HEALTH_CHANNEL, CONFIG_CHANNEL, REPLICAS_CHANNEL],
       onNotification: (channel, payload) => this.onNotification(channel, payload),
       onConnected: () => void this.sync(),
       onLost: (error) => this.degrade(error),
@@ -137,6 +157,15 @@ export class SharedState {
   }
 
   /**
+   * Replicas alive, this one included (at least 1): read at every heartbeat,
+   * and told at once of a join or clean leave. While PostgreSQL cannot be
+   * reached, the count last known.
+   */
+  aliveReplicas(): number {
+    return this.membership.alive;
+  }
+
+  /**
    * Connects, listens and reads the current state. Resolves true once that is
    * done, or false after `timeoutMs` (the replica then starts on its own
    * state, degraded, and keeps retrying in the background). From now on
@@ -147,8 +176,11 @@ export class SharedState {
     const interval = this.options.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS;
     this.timer = setInterval(() => void this.sync(), interval);
     this.timer.unref();
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
+    this.heartbeatTimer.unref();
     let timeout: NodeJS.Timeout | undefined;
-    const first = (async () => (await this.listener.connect()) && (await this.sync()))();
+    // Listening before the first heartbeat reads the table: a replica joining meanwhile is not missed.
+    const first = (async () => (await this.listener.connect()) && (await this.sync()) && (await this.heartbeat()))();
     const gaveUp = new Promise<boolean>((resolve) => {
       timeout = setTimeout(() => resolve(false), timeoutMs);
     });
@@ -188,16 +220,25 @@ export class SharedState {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    clearInterval(this.heartbeatTimer);
     await this.listener.close();
-    await Promise.allSettled([this.flushing, this.syncing]);
+    await Promise.allSettled([this.flushing, this.syncing, this.beating]);
     const connection = this.connection ?? (await this.opening);
     this.connection = undefined;
+    // A clean leave: the others take this replica's share at once instead of after the liveness window.
+    if (connection !== undefined && this.joined) await withTimeout(leave(connection.db, this.options.replica), LEAVE_TIMEOUT_MS).catch(() => undefined);
     await connection?.close().catch(() => undefined);
   }
 
   private onNotification(channel: string, payload: string): void {
     if (channel === CONFIG_CHANNEL) {
       this.configHead(decodeConfigNotice(payload));
+      return;
+    }
+    if (channel === REPLICAS_CHANNEL) {
+      const notice = decodeNotice(payload);
+      if (!notice.ok) return this.reject(notice.problem);
+      if (this.membership.notice(notice.value)) this.options.onReplicasChange?.(this.membership.alive);
       return;
     }
     const shared = decodePayload(payload, this.now());
@@ -253,6 +294,33 @@ export class SharedState {
       if (this.listener.connected) this.setState('ok', null);
       return this.listener.connected;
     } catch (error) {
+      this.degrade(error);
+      return false;
+    }
+  }
+
+  /** Refreshes this replica's row and reads who is alive; announces the join when the others may not know of it. */
+  private heartbeat(): Promise<boolean> {
+    this.beating ??= this.beatNow().finally(() => (this.beating = undefined));
+    return this.beating;
+  }
+
+  private async beatNow(): Promise<boolean> {
+    if (this.closed) return false;
+    const replica = this.options.replica;
+    try {
+      const db = await this.db();
+      const mark = this.membership.readStarted();
+      const names = await beat(db, replica, this.options.livenessWindowMs ?? DEFAULT_LIVENESS_WINDOW_MS);
+      if (!this.joined) {
+        await announceJoin(db, replica);
+        this.joined = true;
+      }
+      if (this.membership.read(names, mark)) this.options.onReplicasChange?.(this.membership.alive);
+      return true;
+    } catch (error) {
+      // Our row may have expired meanwhile: the next heartbeat that works announces the join again.
+      this.joined = false;
       this.degrade(error);
       return false;
     }
@@ -328,6 +396,14 @@ export class SharedState {
     this.since = this.now();
     this.options.onStateChange?.(this.status);
   }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function messageOf(error: unknown): string {

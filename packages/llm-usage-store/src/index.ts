@@ -2,7 +2,7 @@ export { UsageStore } from './usage-store.js';
 export type { Housekeeping, UsageStoreOptions } from './usage-store.js';
 export { openConnection } from './connections.js';
 export type { Connection, ConnectionRole, StoreLocation } from './connections.js';
-export type { HealthTransitionsTable, ServiceKeysTable, SharedConfigTable, UsageDatabase } from './schema.js';
+export type { HealthTransitionsTable, ReplicasTable, ServiceKeysTable, SharedConfigTable, UsageDatabase } from './schema.js';
 export { SERVICE_KEYS_CHANNEL } from './service-keys.js';
 export type { ServiceKeyWrite } from './service-keys.js';
 export {

@@ -219,6 +219,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('usage_requests').addColumn('hedge', 'text').execute();
     },
   },
+  '0019_replicas': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // The replicas alive (@mana/llm-shared-state's membership): one row each, its heartbeat in
+      // `last_seen` (the database's clock, so replicas' clocks need not agree). Capacities are split by it.
+      await db.schema
+        .createTable('replicas')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('last_seen', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

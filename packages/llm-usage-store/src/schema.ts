@@ -123,6 +123,13 @@ export interface ServiceKeysTable {
   previous_valid_until: ColumnType<number | null, number | null, number | null>;
 }
 
+/** A live replica (@mana/llm-shared-state's membership). */
+export interface ReplicasTable {
+  id: string;
+  /** Epoch ms of its last heartbeat, by the database's clock. */
+  last_seen: Int;
+}
+
 export interface UsageDatabase {
   usage_requests: UsageRequestsTable;
   usage_attempts: UsageAttemptsTable;
@@ -131,4 +138,5 @@ export interface UsageDatabase {
   shared_config: SharedConfigTable;
   usage_rollups: UsageRollupsTable;
   service_keys: ServiceKeysTable;
+  replicas: ReplicasTable;
 }

@@ -28,6 +28,7 @@ export function createSharedState(options: SharedHealthOptions): SharedState {
       else logger.info({ target: t.subject, reason: t.reason, until: new Date(t.until).toISOString(), from: replica }, 'target cooling down (seen by another replica)');
     },
     onStateChange: (status) => logState(logger, status),
+    onReplicasChange: (alive) => logger.info({ replicas: alive }, 'replicas alive changed: each takes its share of the providers\' capacities'),
     // At most once a minute (the SharedState's interval): anyone who can connect to PostgreSQL can send these.
     onRejected: ({ dropped, problem }) => logger.warn({ dropped, problem }, 'shared state: dropped notifications or rows that failed their checks (not from a replica of this version?)'),
   });
