@@ -14,6 +14,7 @@ import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './har
 
 const WORK_MS = 3_000;
 const FIRST_TOKEN_MS = 400;
+const BATCH_MS = 300;
 let gpu: FakeUpstream;
 let cloud: FakeUpstream;
 let gw: GatewayProcess;
@@ -21,14 +22,20 @@ let gw: GatewayProcess;
 beforeAll(async () => {
   [gpu, cloud] = await Promise.all([startFakeOpenAI({ name: 'gpu' }), startFakeOpenAI({ name: 'cloud' })]);
   gpu.on('m', { kind: 'answer', headerDelayMs: WORK_MS, chunks: 2 });
+  gpu.on('batch', { kind: 'answer', headerDelayMs: BATCH_MS });
   gpu.on('thinks', { kind: 'answer', headerDelayMs: FIRST_TOKEN_MS });
   gpu.on('stalls', { kind: 'answer', content: 'one two three', chunks: 3, chunkIntervalMs: 30_000 });
   const config =
     `settings: { probe_interval: 1h, stream_idle_timeout: 500ms }\n` +
     `providers:\n` +
     `  gpu: { type: openai, base_url: "${gpu.baseUrl}", api_key_required: false, max_concurrency: 2 }\n` +
-    `  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key_required: false }\n` +
-    aliasesYaml({ 'mana/fast-text': ['gpu/m', 'cloud/m'], 'mana/long-form': ['gpu/stalls'], 'mana/reasoning': ['gpu/thinks'] }, ['cloud/m']);
+    // The cloud has a price: background work waits for the free local box rather than spend it.
+    `  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key_required: false, price: { input: 1, output: 2 } }\n` +
+    `background_concurrency: 10\n` +
+    aliasesYaml(
+      { 'mana/fast-text': ['gpu/m', 'cloud/m'], 'mana/long-form': ['gpu/stalls'], 'mana/reasoning': ['gpu/thinks'], 'mana/structured': ['gpu/batch', 'cloud/m'] },
+      ['cloud/m'],
+    );
   gw = await spawnGateway({ config });
 });
 
@@ -107,5 +114,26 @@ describe('a saturated local GPU', () => {
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     expect(metrics).toContain('mana_llm_time_to_first_token_seconds_count{target="gpu/thinks"} 2');
     expect(metrics).toMatch(/mana_llm_time_to_first_token_seconds_bucket\{le="0\.25",target="gpu\/thinks"\} 0/);
+  });
+
+  it('background requests on the saturated box wait for it and are all answered by it, none spilled to the cloud', async () => {
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-mana-llm-priority': 'background' } });
+    const cloudBefore = cloud.requests.length;
+    const started = Date.now();
+    const answers = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((i) =>
+        i % 2 === 1
+          ? client.chat.completions.create({ model: 'mana/structured', messages: [{ role: 'user', content: `item ${i}` }], stream: true }).withResponse().then(async ({ data, response }) => {
+              for await (const _ of data);
+              return response;
+            })
+          : client.chat.completions.create({ model: 'mana/structured', messages: [{ role: 'user', content: `item ${i}` }] }).withResponse().then(({ response }) => response),
+      ),
+    );
+    for (const response of answers) expect(response.headers.get('x-mana-llm-resolved')).toBe('gpu/batch');
+    expect(cloud.requests.length).toBe(cloudBefore);
+    expect(gpu.requests.filter((q) => q.model === 'batch')).toHaveLength(6);
+    // Two at a time (max_concurrency: 2): three rounds of the box's work, so they did wait for it.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(BATCH_MS * 3);
   });
 });
