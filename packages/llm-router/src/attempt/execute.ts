@@ -130,6 +130,8 @@ class AttemptRun {
   private charges: RequestCost | undefined;
   /** A hedge was started (at most one per request). */
   private hedged = false;
+  /** Plan indexes of the targets passed by because they were full: a `for_room` walk visits only these. */
+  private readonly passedFull = new Set<number>();
 
   constructor(private readonly r: RunInputs) {
     this.background = r.request.priority === 'background';
@@ -153,6 +155,8 @@ class AttemptRun {
     switch (step.kind) {
       case 'retry_ignoring_health':
         return this.walkFrom('ignoring_health', passes);
+      case 'wait_for_room':
+        return this.walkFrom('for_room', passes);
       case 'wait':
         await this.wait(step.ms);
         return this.walkFrom('after_wait', passes);
@@ -170,6 +174,7 @@ class AttemptRun {
     let hedgedIndex = -1;
     for (let index = 0; index < plan.length; index++) {
       if (index === hedgedIndex) continue;
+      if (kind === 'for_room' && !this.passedFull.has(index)) continue;
       const target = plan[index]!;
       const ready = this.precheck(target, kind);
       if (ready.kind === 'skip') {
@@ -200,7 +205,10 @@ class AttemptRun {
     if (target.concurrency !== undefined || target.rates !== undefined) {
       slot = await this.admit(target, index, kind, leg);
       if (slot === undefined) {
-        if (leg?.cancelled !== true) tally.unusable();
+        if (leg?.cancelled !== true) {
+          tally.full();
+          this.passedFull.add(index);
+        }
         return undefined;
       }
     }
@@ -293,8 +301,9 @@ class AttemptRun {
    * `first_byte_timeout` (a busy or rate-bound target alone never fails a
    * request). Background: moves on at once only to a free target without a
    * price, else waits up to `background_queue_timeout` (it keeps a busy local
-   * box fed rather than spend cloud quota). Waiters are served in arrival
-   * order. The slot is the lease returned; rate charges stand once the call is
+   * box fed rather than spend cloud quota). When what followed a full target
+   * failed too, the `for_room` walk comes back and waits for it as if it were
+   * alone (next-step.ts). Waiters are served in arrival order. The slot is the lease returned; rate charges stand once the call is
    * made (the upstream counts a request it was sent), and are given back only
    * when the request never leaves.
    */
@@ -304,7 +313,9 @@ class AttemptRun {
     const settings = target.settings;
     let timeoutMs = 0;
     if (!this.hasRoom(target)) {
-      if (this.background) timeoutMs = this.usableLater(index, kind, true) ? 0 : settings.backgroundQueueTimeoutMs;
+      // Back for its room after what followed it failed: wait as if it were the only target.
+      if (kind === 'for_room') timeoutMs = this.background ? settings.backgroundQueueTimeoutMs : settings.firstByteTimeoutMs;
+      else if (this.background) timeoutMs = this.usableLater(index, kind, true) ? 0 : settings.backgroundQueueTimeoutMs;
       else timeoutMs = this.usableLater(index, kind, false) ? settings.queueTimeoutMs : settings.firstByteTimeoutMs;
     }
     const slot = new Lease();

@@ -51,6 +51,16 @@ describe('nextStep', () => {
     expect(nextStep([walked], tryAnyway)).toEqual({ kind: 'fail', code: 'upstream_failed' });
   });
 
+  it('walks back once to a target passed by because it was full when what followed failed, then fails as before', () => {
+    const spilled = pass('first', (t) => {
+      t.full();
+      t.callFailed(decisions.http503);
+    });
+    expect(nextStep([spilled], realtime)).toEqual({ kind: 'wait_for_room' });
+    const stillFull = pass('for_room', (t) => t.full());
+    expect(nextStep([spilled, stillFull], realtime)).toEqual({ kind: 'fail', code: 'upstream_failed' });
+  });
+
   it('fails with unsupported_parameter (naming the first one) or unsupported_request when every target refused', () => {
     const params = pass('first', (t) => {
       t.cannotHonour('logprobs');
@@ -117,13 +127,14 @@ describe('PassTally', () => {
       t.blocked(coolingUntil(NOW + 9_000), true);
       t.blocked(unhealthyUntil(NOW + 3_000), true);
       t.unusable();
+      t.full();
       t.callFailed(decisions.http503);
       t.callFailed(decisions.unsupported);
       t.callFailed(decisions.contextLength);
     });
     expect(walked).toEqual({
       kind: 'first',
-      attempts: 8,
+      attempts: 9,
       failed: 2,
       refusals: 2,
       contextMisses: 2,
@@ -131,6 +142,7 @@ describe('PassTally', () => {
       skippedForHealth: true,
       coolingDown: true,
       soonestRecovery: NOW + 3_000,
+      passedBusy: true,
     });
   });
 });

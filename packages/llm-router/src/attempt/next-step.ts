@@ -21,6 +21,8 @@ export interface StepPolicy {
 
 export type Step =
   | { readonly kind: 'retry_ignoring_health' }
+  /** Walk back to the targets passed by because they were full, and wait for their room this time. */
+  | { readonly kind: 'wait_for_room' }
   | { readonly kind: 'wait'; readonly ms: number }
   | { readonly kind: 'fail'; readonly code: 'context_length_exceeded' | 'upstream_failed' | 'unsupported_request' }
   | { readonly kind: 'fail'; readonly code: 'unsupported_parameter'; readonly param: string }
@@ -32,7 +34,7 @@ export type Step =
  * error describes every attempt of the request, so its checks count the
  * attempts of all passes; health skips are those of the last pass. Each
  * extra pass is taken at most once, so a request walks its plan at most
- * three times.
+ * four times.
  */
 export function nextStep(passes: readonly PassSummary[], policy: StepPolicy): Step {
   const last = passes[passes.length - 1]!;
@@ -50,13 +52,15 @@ export function nextStep(passes: readonly PassSummary[], policy: StepPolicy): St
   }
   // The request must change, whatever waiting or retrying would do: checked first.
   if (attempts > 0 && contextMisses === attempts) return { kind: 'fail', code: 'context_length_exceeded' };
+  const walked = (kind: PassKind): boolean => passes.some((pass) => pass.kind === kind);
+  // A full target was passed by for one that then failed or refused: a busy box alone never fails a request.
+  if (passes.some((pass) => pass.passedBusy) && !walked('for_room')) return { kind: 'wait_for_room' };
   if (failed > 0) return { kind: 'fail', code: 'upstream_failed' };
   if (attempts > 0 && refusals === attempts) {
     return unsupportedParam === undefined
       ? { kind: 'fail', code: 'unsupported_request' }
       : { kind: 'fail', code: 'unsupported_parameter', param: unsupportedParam };
   }
-  const walked = (kind: PassKind): boolean => passes.some((pass) => pass.kind === kind);
   if (last.skippedForHealth && policy.onAllUnhealthy === 'try_anyway' && !walked('ignoring_health')) return { kind: 'retry_ignoring_health' };
   const recoveryAt = last.soonestRecovery;
   if (

@@ -7,8 +7,12 @@ import type { Decision } from './classify-error.js';
  * from the summaries what to do when no target answered.
  */
 
-/** How a walk over the plan was made: the first one, or after which step. */
-export type PassKind = 'first' | 'ignoring_health' | 'after_wait';
+/**
+ * How a walk over the plan was made: the first one, or after which step
+ * (`for_room`: back to the targets passed by only because they were full,
+ * now waiting for their room).
+ */
+export type PassKind = 'first' | 'ignoring_health' | 'after_wait' | 'for_room';
 
 /** What one walk over the plan saw when no target answered. */
 export interface PassSummary {
@@ -29,6 +33,8 @@ export interface PassSummary {
   readonly coolingDown: boolean;
   /** The soonest time (epoch ms) a target skipped for health becomes usable again; undefined: none does by waiting. */
   readonly soonestRecovery: number | undefined;
+  /** A healthy target was passed by only because it was full (`saturated` / `rate_limited`): waiting for it may still answer. */
+  readonly passedBusy: boolean;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -48,6 +54,7 @@ export class PassTally {
       skippedForHealth: false,
       coolingDown: false,
       soonestRecovery: undefined,
+      passedBusy: false,
     };
   }
 
@@ -71,6 +78,12 @@ export class PassTally {
     if (check.until !== undefined && (s.soonestRecovery === undefined || check.until < s.soonestRecovery)) s.soonestRecovery = check.until;
     if (check.kind === 'cooling_down') s.coolingDown = true;
     if (transient) s.skippedForHealth = true;
+  }
+
+  /** Skipped: full (`max_concurrency` slots taken, or a rate window used up) when the request could not wait. */
+  full(): void {
+    this.summary.attempts++;
+    this.summary.passedBusy = true;
   }
 
   /** Skipped: no provider or adapter to call it with. */

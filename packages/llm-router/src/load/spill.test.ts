@@ -55,6 +55,23 @@ describe.each([false, true])('max_concurrency: 2 on the gpu (stream: %s)', (stre
     expect(fakes.a.requests.filter((q) => q.operation === 'chat')).toHaveLength(2); // never more than 2 at the box
   });
 
+  it('a realtime request that spilled to a failing cloud comes back and waits for the busy gpu instead of failing', async () => {
+    fakes.a.on('m', { kind: 'answer', headerDelayMs: WORK_MS });
+    fakes.b.on('m', { kind: 'status', status: 503, body: { error: { message: 'overloaded' } } });
+    const r = start('[gpu/m, cloud/m]');
+    const busy = [ask(r, stream), ask(r, stream)].map((p) => p.then(drain));
+    const spilled = await ask(r, stream);
+    await drain(spilled);
+    expect(spilled.outcome.target).toBe('gpu/m');
+    expect(spilled.outcome.attempts.map((a) => [a.target, a.outcome, a.reason])).toEqual([
+      ['gpu/m', 'skipped', 'saturated'],
+      ['cloud/m', 'failed', 'http_503'],
+      ['gpu/m', 'ok', 'ok'],
+    ]);
+    await Promise.all(busy);
+    expect(fakes.a.requests.filter((q) => q.operation === 'chat')).toHaveLength(3); // never more than 2 at once: it waited its turn
+  });
+
   it('with nothing else usable, a realtime request waits for a slot instead of failing', async () => {
     fakes.a.on('m', { kind: 'answer', headerDelayMs: WORK_MS });
     const r = start('[gpu/m]');
