@@ -19,20 +19,22 @@ function describeSetup(s) {
     `(${(work / 1_000).toFixed(2)} s a request: ${s.capacityPerS.toFixed(1)} req/s of capacity); cloud: first token after ${s.cloud.prefillMs} ms, ` +
     `no queue. Open-loop Poisson arrivals for ${s.durationS} s a level (seeded: every config gets the same schedule), streaming, ` +
     `each config with its own box, cloud and gateway, side by side; TTFT is the time to the first content delta; ` +
-    `a request unanswered after ${s.clientTimeoutMs / 1_000} s is an error. The scenario took ${s.runS.toFixed(0)} s.`
+    `a request unanswered after ${s.clientTimeoutMs / 1_000} s is an error. The scenario took ${s.runS.toFixed(0)} s. ` +
+    `"Ideal" is what a gateway with no overhead gets from the same box with the config's queue timeout ` +
+    `(bench/lib/queue-model.mjs: ${s.gpuBox.slots} slots, FIFO, a request leaves after waiting that long): on the level's own schedule · in the long run (200,000 simulated arrivals at that rate).`
   );
 }
 
 export function renderSaturationMarkdown(s, date) {
   const lines = [`### Saturation: a local GPU box that is up but full, a cloud target behind it (${date})`, '', describeSetup(s), ''];
-  lines.push('| config | load | requests | TTFT p50 | p95 | p99 | answered by the GPU | cloud requests | errors |', '|---|---|---|---|---|---|---|---|---|');
+  lines.push('| config | load | requests | TTFT p50 | p95 | p99 | answered by the GPU | ideal | cloud requests | errors |', '|---|---|---|---|---|---|---|---|---|---|');
   for (const c of Object.values(s.configs)) {
     if (c.levels.length === 0) {
-      lines.push(`| ${c.label} | not available: ${c.unavailable ?? 'not measured'} | | | | | | | |`);
+      lines.push(`| ${c.label} | not available: ${c.unavailable ?? 'not measured'} | | | | | | | | |`);
       continue;
     }
     for (const l of c.levels) {
-      lines.push(`| ${c.label} | ${l.load}× | ${l.requests} | ${seconds(l.ttftMs.p50)} | ${seconds(l.ttftMs.p95)} | ${seconds(l.ttftMs.p99)} | ${percent(l.localShare)} | ${l.cloudRequests} | ${errorsCell(l)} |`);
+      lines.push(`| ${c.label} | ${l.load}× | ${l.requests} | ${seconds(l.ttftMs.p50)} | ${seconds(l.ttftMs.p95)} | ${seconds(l.ttftMs.p99)} | ${percent(l.localShare)} | ${l.ideal === undefined ? '' : `${percent(l.ideal.onThisSchedule)} · ${percent(l.ideal.longRun)}`} | ${l.cloudRequests} | ${errorsCell(l)} |`);
     }
   }
   lines.push('', renderSaturationSummary(s));

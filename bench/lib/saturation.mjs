@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { poissonArrivals, streamedChat } from './open-loop.mjs';
 import { repoRoot, startGpuBoxes, startManaGateway, startPortkey } from './procs.mjs';
+import { boxShareOn, longRunBoxShare } from './queue-model.mjs';
 import { percentile } from './stats.mjs';
 
 const { seededRandom } = await import(path.join(repoRoot, 'packages/llm-testkit/dist/index.js'));
@@ -28,11 +29,13 @@ const UPSTREAM_KEY = 'sk-bench-upstream-not-secret';
 
 /**
  * The configs compared. `gpu` is what the gpu provider entry adds to our gateway's config (flow-map
- * keys); Portkey gets its own fallback config (strategy fallback, the same two targets).
+ * keys); Portkey gets its own fallback config (strategy fallback, the same two targets). `patienceMs`:
+ * the longest a request waits for one of the box's slots, for the queueing model's expected share.
  */
 export const SATURATION_CONFIGS = [
   { key: 'plain', label: '(a) plain chain `[gpu/m, cloud/m]`', gateway: 'ours', gpu: '' },
-  { key: 'capacity', label: '(b) `max_concurrency: 2` + `queue_timeout: 300ms` on gpu', gateway: 'ours', gpu: ', max_concurrency: 2, settings: { queue_timeout: 300ms }' },
+  { key: 'capacity', label: '(b) `max_concurrency: 2` + `queue_timeout: 300ms` on gpu', gateway: 'ours', gpu: ', max_concurrency: 2, settings: { queue_timeout: 300ms }', patienceMs: 300 },
+  { key: 'capacity500', label: '(b′) the same with `queue_timeout: 500ms`', gateway: 'ours', gpu: ', max_concurrency: 2, settings: { queue_timeout: 500ms }', patienceMs: 500 },
   { key: 'hedge', label: '(c) `hedge_after: 800ms` on gpu', gateway: 'ours', gpu: ', settings: { hedge_after: 800ms }' },
   { key: 'portkey', label: '(d) Portkey 1.15.2, fallback config', gateway: 'portkey' },
 ];
@@ -105,7 +108,7 @@ async function runArrivals(offsets, send) {
   return Promise.all(pending);
 }
 
-function summarizeLevel(load, ratePerS, results, gpuStats, cloudStats) {
+function summarizeLevel(load, ratePerS, results, gpuStats, cloudStats, model) {
   const ok = results.filter((r) => r.ok);
   const ttfts = ok.map((r) => r.ttftMs);
   const errorKinds = {};
@@ -122,8 +125,17 @@ function summarizeLevel(load, ratePerS, results, gpuStats, cloudStats) {
     localShare: ok.length === 0 ? Number.NaN : Math.min(1, gpuStats.served / ok.length),
     // Every request the cloud received, answered or cancelled (a lost hedge was still sent).
     cloudRequests: cloudStats.served + cloudStats.disconnects,
+    // What an ideal gateway gets from the box with this config's patience (queue-model.mjs): on this
+    // level's own schedule, and in the long run at this rate. A config without a patience: none.
+    ideal: model,
     gpu: gpuStats,
   };
+}
+
+function idealShares(offsets, ratePerS, patienceMs) {
+  if (patienceMs === undefined) return undefined;
+  const box = { slots: GPU_BOX.slots, workMs: GPU_BOX.prefillMs + (GPU_BOX.tokens - 1) * GPU_BOX.perTokenMs, patienceMs };
+  return { onThisSchedule: boxShareOn(offsets, box), longRun: longRunBoxShare(box, ratePerS, seededRandom(SEED)) };
 }
 
 /**
@@ -165,7 +177,7 @@ export async function runSaturation({ durationS, log, configs = SATURATION_CONFI
           ),
         );
         for (const r of running) {
-          const level = summarizeLevel(load, ratePerS, r.results, await r.gpu.stats(), await r.cloud.stats());
+          const level = summarizeLevel(load, ratePerS, r.results, await r.gpu.stats(), await r.cloud.stats(), idealShares(offsets, ratePerS, r.config.patienceMs));
           out.configs[r.config.key].levels.push(level);
           log(`saturation: ${r.config.key} ${load}×: TTFT p50 ${(level.ttftMs.p50 / 1_000).toFixed(2)} s, p95 ${(level.ttftMs.p95 / 1_000).toFixed(2)} s, ${(100 * level.localShare).toFixed(0)} % by the GPU, ${level.cloudRequests} cloud requests, ${level.errors} errors`);
         }

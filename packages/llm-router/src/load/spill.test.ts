@@ -113,10 +113,10 @@ describe('the queue', () => {
     await Promise.all(busy);
   });
 
-  it('a slot freed within queue_timeout goes to the waiting request', async () => {
+  it.each([false, true])('a slot freed within queue_timeout goes to the waiting request (stream: %s)', async (stream) => {
     fakes.a.on('m', { kind: 'answer', headerDelayMs: 100 });
     const r = start('[gpu/m, cloud/m]', ', queue_timeout: 1s');
-    const results = await Promise.all([0, 1, 2].map(() => ask(r, false)));
+    const results = await Promise.all([0, 1, 2].map(() => ask(r, stream).then(async (res) => (await drain(res), res))));
     expect(results.map((res) => res.outcome.target)).toEqual(['gpu/m', 'gpu/m', 'gpu/m']);
   });
 
