@@ -18,6 +18,7 @@ import { refusingPort, startFakeAnthropic, startFakeOpenAI, type FakeUpstream } 
 import { aliasesYaml, deadThenCloud, spawnGateway, type GatewayProcess } from '../harness.js';
 import { cliFile, isolatedEnv, platformBinary, runCli, tempHome, type CliRun } from './agent-cli.js';
 import { agentScript, type AgentStep } from './agent-script.js';
+import { startRequestTap } from './request-tap.js';
 
 const KEY = 'sk-mana-agent-clis-e2e-91b2';
 const ANTHROPIC_KEY = 'sk-ant-agent-clis-e2e-4d0e';
@@ -77,8 +78,10 @@ const TARGETS: readonly TargetKind[] = ['anthropic', 'openai'];
 describe('Claude Code', () => {
   const claude = platformBinary('@anthropic-ai/claude-code', `@anthropic-ai/claude-code-${process.platform}-${process.arch}`, 'claude', from);
 
-  it.each(TARGETS)('Read then Bash through mana/reasoning on an %s target', async (target) => {
+  it.each(TARGETS)('Read then Bash through mana/reasoning on an %s target; its first request gets 200, and count_tokens counts it', async (target) => {
     const home = tempHome('mana-claude-code-');
+    // Between the CLI and the gateway: the CLI's own first request, as this version sends it.
+    const tap = await startRequestTap(gateways[target].url);
     try {
       const work = workFolder(home.path);
       script([
@@ -91,7 +94,7 @@ describe('Claude Code', () => {
         cwd: work,
         timeoutMs: RUN_TIMEOUT_MS,
         env: isolatedEnv(home.path, {
-          ANTHROPIC_BASE_URL: gateways[target].url,
+          ANTHROPIC_BASE_URL: tap.url,
           ANTHROPIC_AUTH_TOKEN: KEY,
           CLAUDE_CONFIG_DIR: join(home.path, '.claude'),
           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
@@ -104,7 +107,19 @@ describe('Claude Code', () => {
       expect((JSON.parse(run.stdout) as { result: string }).result).toContain(MARKER);
       // Its requests reached this target (after the dead one), all three turns of the loop among them.
       expect(fakes[target].requests.length - before).toBeGreaterThanOrEqual(3);
+      const first = tap.requests.find((r) => r.method === 'POST' && r.path.startsWith('/v1/messages') && !r.path.includes('count_tokens'));
+      expect(first?.status, first?.body.slice(0, 2000)).toBe(200);
+      // The same body, as sent, to count_tokens: counted, tools and system turns included.
+      const counted = await fetch(`${gateways[target].url}/v1/messages/count_tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body: first!.body,
+      });
+      const countedBody = await counted.text();
+      expect(counted.status, countedBody).toBe(200);
+      expect((JSON.parse(countedBody) as { input_tokens: number }).input_tokens).toBeGreaterThan(JSON.stringify((JSON.parse(first!.body) as { messages: unknown }).messages).length / 8);
     } finally {
+      await tap.close();
       home.remove();
     }
   }, TEST_TIMEOUT_MS);
