@@ -17,7 +17,7 @@ import { answerFacts } from './answer-facts.js';
 import type { AttemptLog } from './attempt-log.js';
 import type { AttemptReason } from './attempt-reasons.js';
 import { classifyFailure, type Decision, type Failure } from './classify-error.js';
-import type { ExecuteDeps } from './execute.js';
+import type { ExecuteDeps } from './execute-deps.js';
 import { FirstByteTimer } from './first-byte-timer.js';
 import type { HedgeLeg } from './hedge-race.js';
 import { Lease } from './lease.js';
