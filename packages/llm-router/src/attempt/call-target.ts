@@ -92,7 +92,7 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
     bodyText: c.trimmed === undefined ? c.request.bodyText : undefined,
     signal: timer,
     firstByte: timer,
-    anthropicBeta: c.request.anthropicBeta,
+    clientHeaders: c.request.clientHeaders,
     source: c.request.source,
     traceHeaders: c.provider.propagateTrace ? watch?.headers : undefined,
   };
