@@ -14,25 +14,14 @@ import { UsageStore } from './usage-store.js';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 
-/** The table as the usage store's migration 0017 made it, before keys had a store of their own. */
+/**
+ * The table as the usage store's migration 0017 made it, before keys had a
+ * store of their own: the same DDL as the key store's first step, run without
+ * that step being recorded as applied.
+ */
 async function createTableAsBefore(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('service_keys')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('name', 'text', (c) => c.notNull().unique())
-    .addColumn('description', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .addColumn('last_used_at', 'bigint')
-    .addColumn('expires_at', 'bigint')
-    .addColumn('disabled', 'integer', (c) => c.notNull())
-    .addColumn('aliases', 'text')
-    .addColumn('priority', 'text')
-    .addColumn('max_concurrency', 'integer')
-    .addColumn('secret_digest', 'text', (c) => c.notNull())
-    .addColumn('previous_digest', 'text')
-    .addColumn('previous_valid_until', 'bigint')
-    .execute();
+  const migrations = await KEY_MIGRATIONS.provider.getMigrations();
+  await migrations['0001_service_keys']!.up(db);
 }
 
 async function tables(connection: Connection<unknown>): Promise<string[]> {
