@@ -1,7 +1,8 @@
 /**
  * The gateway's service keys: an in-memory KeyIndex, loaded from the key
- * store (the gateway's database, with or without usage recording) at start and updated by every admin write on this replica, so no
- * request ever waits on the database. The store is the truth; the index is
+ * store (the gateway's database, with or without usage recording) at start
+ * and updated by every admin write on this replica, so no request ever waits
+ * on the database. The store is the truth; the index is
  * what a request is checked against.
  *
  * In the background, on one timer:
