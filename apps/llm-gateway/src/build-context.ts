@@ -16,6 +16,7 @@ import { StaticKeys, type ApiCaller } from './http/api-caller.js';
 import { KeyChecker } from './http/auth.js';
 import { CorsPolicy } from './http/cors.js';
 import { ServiceKeys, staticKeyId } from './keys/service-keys.js';
+import { ServiceKeyStore } from '@mana/llm-usage-store';
 import type { Logger } from './logging.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { createReloader } from './reload.js';
@@ -26,6 +27,7 @@ import { createSerialQueue, type SerialQueue } from './serial-queue.js';
 import { startTracing } from './tracing/start-tracing.js';
 import { loadDashboardFiles } from './ui/dashboard-files.js';
 import { configHistoryFeed, HISTORY_SOURCE_OF_RELOAD } from './usage/config-history.js';
+import { storeLocation } from './usage/store-location.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 
 /**
@@ -85,13 +87,18 @@ export async function buildContext(input: ContextInput): Promise<GatewayContext>
     onApplied: (text, source) => history.applied(text, source),
     shared: sync,
   });
-  // Read before serving: a request is checked against memory, never the database.
+  // Read before serving: a request is checked against memory, never the database. Keys are
+  // stored in the gateway's database whether usage is recorded or not (their own store).
+  const keyStore = new ServiceKeyStore({
+    location: storeLocation(options.dataDir, options.databaseUrl),
+    onBackgroundError: (error) => logger.warn({ err: { message: error.message } }, 'key store connection error'),
+  });
   const serviceKeys = new ServiceKeys({
-    store: usageRecorder?.store,
+    store: keyStore,
     staticKeyCount: options.apiKeys.length,
     logger,
     reconcile: options.databaseUrl !== undefined,
-    listenUrl: usageRecorder === undefined ? undefined : options.databaseUrl,
+    listenUrl: options.databaseUrl,
   });
   await serviceKeys.load();
   metrics.keyNamesSource(() => new Set([...options.apiKeys.map((_, i) => staticKeyId(i + 1)), ...serviceKeys.all().map((key) => key.name)]));

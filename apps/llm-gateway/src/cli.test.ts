@@ -109,14 +109,17 @@ describe('parseCli', () => {
     expect(run([], { HOST: '::', MANA_LLM_ADMIN_KEY: 'adm' }).authRequired).toBe(true);
   });
 
-  it('the admin key alone is not enough with --usage off: service keys could not be stored', () => {
+  it('the admin key alone is enough with --usage off: service keys are stored without usage recording', () => {
     for (const argv of [['--host', '0.0.0.0', '--usage', 'off'], ['--host', '0.0.0.0']]) {
-      const result = parseCli(argv, { MANA_LLM_ADMIN_KEY: 'adm', MANA_LLM_USAGE: 'off' });
-      expect(result.kind).toBe('error');
-      expect(result.kind === 'error' && result.message).toMatch(/^Refusing to listen on 0\.0\.0\.0 without API keys.*--usage on/s);
+      const options = run(argv, { MANA_LLM_ADMIN_KEY: 'adm', MANA_LLM_USAGE: 'off' });
+      expect(options.recordUsage).toBe(false);
+      expect(options.authRequired).toBe(true);
     }
+    const refused = parseCli(['--host', '0.0.0.0', '--usage', 'off'], {});
+    expect(refused.kind === 'error' && refused.message).toMatch(/^Refusing to listen on 0\.0\.0\.0 without API keys.*MANA_LLM_ADMIN_KEY and create service keys/s);
     expect(run(['--host', '0.0.0.0', '--usage', 'off'], { MANA_LLM_ADMIN_KEY: 'adm', MANA_LLM_API_KEYS: 'k' }).authRequired).toBe(true);
   });
+
 
   it('--insecure and loopback hosts stay as before: no refusal, auth only while a key exists', () => {
     expect(run(['--host', '0.0.0.0', '--insecure'])).toMatchObject({ insecure: true, authRequired: false });

@@ -94,7 +94,7 @@ Options (a flag wins over its environment variable):
                          Env MANA_LLM_CORS_ORIGINS. Default: none (CORS off).
   --usage <on|off>       Record usage: one record per request, with its attempts, tokens and
                          cost. Env MANA_LLM_USAGE. Default on.
-  --data-dir <path>      Folder of the embedded usage database (usage.sqlite), created on
+  --data-dir <path>      Folder of the embedded database (usage.sqlite: usage, service keys), created on
                          first start. Env MANA_LLM_DATA_DIR. Default ./${DEFAULT_DATA_DIR}.
   --usage-retention <d>  How long usage records are kept: 12h, 30d. Env MANA_LLM_USAGE_RETENTION.
                          Default 30d.
@@ -312,15 +312,15 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
 
   const required = authRequired(host, insecure);
   const recordUsage = usageText === 'on';
-  // Service keys live in the usage store and are made through the admin API: both are needed for them.
-  const canMakeServiceKeys = adminKey !== undefined && recordUsage;
+  // Service keys are made through the admin API (stored with or without usage recording).
+  const canMakeServiceKeys = adminKey !== undefined;
   if (required && apiKeys.length === 0 && !canMakeServiceKeys) {
     return {
       kind: 'error',
       message:
         `Refusing to listen on ${host} without API keys: anyone who can reach that address could ` +
         `send requests billed to your provider keys. Set MANA_LLM_API_KEYS=key1,key2, or set ` +
-        `MANA_LLM_ADMIN_KEY (with --usage on) and create service keys through POST /admin/keys ` +
+        `MANA_LLM_ADMIN_KEY and create service keys through POST /admin/keys ` +
         `(every request is refused until one exists), listen on a loopback address (--host 127.0.0.1), ` +
         `or pass --insecure if a proxy in front does the auth.`,
     };

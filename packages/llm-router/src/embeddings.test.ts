@@ -130,11 +130,11 @@ describe('embeddings through an alias', () => {
   it('a chat alias on embeddings and an embedding alias on chat are alias_kind_mismatch (400), no upstream call', async () => {
     const r = start();
     const wrongRoute = await failure(embed(r, {}, 'mana/long-form'));
-    expect(wrongRoute).toMatchObject({ code: 'alias_kind_mismatch', knownAliases: ['mana/embed'] });
-    expect(wrongRoute.message).toContain('mana/long-form is a chat alias: use it on /v1/chat/completions (embedding aliases: mana/embed)');
+    expect(wrongRoute).toMatchObject({ code: 'alias_kind_mismatch', knownAliases: ['mana/embed'], aliasKind: 'chat' });
+    expect(wrongRoute.message).toContain('mana/long-form is a chat alias, not an embedding one (embedding aliases: mana/embed)');
     const wrongChat = await failure(r.execute({ model: 'mana/embed', body: { messages: [{ role: 'user', content: 'x' }] }, stream: false }));
-    expect(wrongChat.code).toBe('alias_kind_mismatch');
-    expect(wrongChat.message).toContain('mana/embed is an embedding alias: use it on /v1/embeddings');
+    expect(wrongChat).toMatchObject({ code: 'alias_kind_mismatch', aliasKind: 'embedding' });
+    expect(wrongChat.message).toContain('mana/embed is an embedding alias, not a chat one');
     expect(ollama.count() + cloud.count()).toBe(0);
   });
 

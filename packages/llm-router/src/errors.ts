@@ -1,4 +1,4 @@
-import type { RequestOutcome } from './types.js';
+import type { AliasKind, RequestOutcome } from './types.js';
 
 /**
  * Stable error codes: what happened, in the router's own terms. The router
@@ -40,6 +40,8 @@ export interface RouterErrorOptions {
   knownAliases?: readonly string[];
   /** The request parameter at fault: for `unsupported_parameter`, the one no target can honour; `model` for `alias_kind_mismatch`; `input` for `batch_too_large`. */
   param?: string;
+  /** For `alias_kind_mismatch`: the kind of the alias named, so a caller can say where that kind is served. */
+  aliasKind?: AliasKind;
 }
 
 /** The outcome of a request that ended before its first attempt. */
@@ -54,6 +56,7 @@ export class RouterError extends Error {
   readonly outcome: RequestOutcome;
   readonly knownAliases: readonly string[];
   readonly param: string | undefined;
+  readonly aliasKind: AliasKind | undefined;
 
   constructor(code: RouterErrorCode, message: string, options: RouterErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -61,6 +64,7 @@ export class RouterError extends Error {
     this.outcome = options.outcome ?? noAttempts();
     this.knownAliases = options.knownAliases ?? [];
     this.param = options.param;
+    this.aliasKind = options.aliasKind;
   }
 }
 

@@ -31,8 +31,8 @@ export {
   SCHEMA_WORKERS_MAX_DEFAULT,
 } from './attempt/schema-checker.js';
 export type { SchemaCheckerOptions } from './attempt/schema-checker.js';
-export { buildPlan } from './plan/build-plan.js';
-export type { PlanContext } from './plan/build-plan.js';
+export { buildPlan } from './plan.js';
+export type { PlanContext } from './plan.js';
 export { HealthCache } from './health/health-cache.js';
 export { createRouter } from './router.js';
 export { estimateTokens } from './context/estimate-tokens.js';

@@ -1,6 +1,7 @@
 import { AdapterRegistry } from './adapters/registry.js';
 import { BackgroundGate, InFlight } from './attempt/background-gate.js';
-import { execute, type ExecuteDeps } from './attempt/execute.js';
+import { execute } from './attempt/execute.js';
+import type { ExecuteDeps } from './attempt/execute-deps.js';
 import { createSchemaChecker, type SchemaCheckerOptions } from './attempt/schema-checker.js';
 import { listModels } from './config/alias-registry.js';
 import { countTokens, type TokenCount } from './context/count-tokens.js';

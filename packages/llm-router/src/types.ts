@@ -320,6 +320,9 @@ export interface NativeOnlyPart {
   readonly droppable: boolean;
 }
 
+/** Request headers by lower-case name, as Node's `IncomingHttpHeaders` holds them. */
+export type ClientHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
 export interface RouterRequest {
   /** Alias, direct `provider/model`, or undefined for DEFAULT_ALIAS. */
   readonly model: string | undefined;
@@ -342,8 +345,13 @@ export interface RouterRequest {
    * callers by this name. Requests without one share one anonymous caller.
    */
   readonly caller?: string | undefined;
-  /** The client's `anthropic-beta` header: sent on to `anthropic` targets as it came, ignored by other protocols. */
-  readonly anthropicBeta?: string | undefined;
+  /**
+   * The client's request headers as they came (e.g. Node's `req.headers`, not
+   * copied): a target's protocol passes on the few it takes from a client as
+   * they came (Anthropic's `anthropic-beta`), and no other header leaves. The
+   * caller needs to know no protocol's header names.
+   */
+  readonly clientHeaders?: ClientHeaders | undefined;
   /**
    * Chat body parameters that are hints, not requirements: a target whose
    * protocol cannot honour one gets the request without it (the attempt's

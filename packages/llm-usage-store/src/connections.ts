@@ -6,17 +6,29 @@
 import { statSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
 import pg from 'pg';
-import { migrationProvider } from './migrations.js';
+import { USAGE_MIGRATIONS } from './migrations.js';
 import type { UsageDatabase } from './schema.js';
+
+/**
+ * The migrations one owner of tables runs when it opens a connection, and the
+ * tables kysely keeps their record in. Two owners on one database (the usage
+ * store and the key store) each have their own record, so each can open
+ * without the other.
+ */
+export interface MigrationSet {
+  readonly provider: MigrationProvider;
+  readonly table: string;
+  readonly lockTable: string;
+}
 
 export type StoreLocation =
   | { readonly kind: 'sqlite'; readonly file: string }
   | { readonly kind: 'postgres'; readonly url: string };
 
-export interface Connection {
-  readonly db: Kysely<UsageDatabase>;
+export interface Connection<Database = UsageDatabase> {
+  readonly db: Kysely<Database>;
   /** The better-sqlite3 handle behind `db` (SQLite only): the batch insert runs prepared statements on it. */
   readonly sqlite?: BetterSqlite3.Database;
   /** False when the connection can no longer reach the data (e.g. the SQLite file was removed). */
@@ -48,10 +60,22 @@ const POSTGRES_IDLE_TIMEOUT_MS = 10_000; // 10 s
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
-export async function openConnection(location: StoreLocation, onBackgroundError: (error: Error) => void, role: ConnectionRole = 'queries'): Promise<Connection> {
-  const connection = location.kind === 'sqlite' ? openSqlite(location.file, role) : openPostgres(location.url, onBackgroundError);
+export async function openConnection<Database = UsageDatabase>(
+  location: StoreLocation,
+  onBackgroundError: (error: Error) => void,
+  role: ConnectionRole = 'queries',
+  migrations: MigrationSet = USAGE_MIGRATIONS,
+): Promise<Connection<Database>> {
+  const connection = location.kind === 'sqlite' ? openSqlite<Database>(location.file, role) : openPostgres<Database>(location.url, onBackgroundError);
   try {
-    const { error } = await new Migrator({ db: connection.db, provider: migrationProvider, allowUnorderedMigrations: true }).migrateToLatest();
+    const migrator = new Migrator({
+      db: connection.db,
+      provider: migrations.provider,
+      migrationTableName: migrations.table,
+      migrationLockTableName: migrations.lockTable,
+      allowUnorderedMigrations: true,
+    });
+    const { error } = await migrator.migrateToLatest();
     if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
   } catch (error) {
     await connection.close().catch(() => undefined);
@@ -60,7 +84,7 @@ export async function openConnection(location: StoreLocation, onBackgroundError:
   return connection;
 }
 
-function openSqlite(file: string, role: ConnectionRole): Connection {
+function openSqlite<Database>(file: string, role: ConnectionRole): Connection<Database> {
   mkdirSync(dirname(file), { recursive: true });
   const database = new BetterSqlite3(file);
   try {
@@ -85,7 +109,7 @@ function openSqlite(file: string, role: ConnectionRole): Connection {
     throw error;
   }
   const inode = statSync(file).ino;
-  const db = new Kysely<UsageDatabase>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   return {
     db,
     sqlite: database,
@@ -102,7 +126,7 @@ function openSqlite(file: string, role: ConnectionRole): Connection {
   };
 }
 
-function openPostgres(url: string, onBackgroundError: (error: Error) => void): Connection {
+function openPostgres<Database>(url: string, onBackgroundError: (error: Error) => void): Connection<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: POSTGRES_POOL_SIZE,
@@ -125,6 +149,6 @@ function openPostgres(url: string, onBackgroundError: (error: Error) => void): C
   // ignoring it here: the query in flight, or the next one, fails with it, and
   // the pool drops the client when it comes back.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<UsageDatabase>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, stillValid: () => true, close: () => db.destroy() };
 }

@@ -1,8 +1,11 @@
 export { UsageStore } from './usage-store.js';
 export type { Housekeeping, UsageStoreOptions } from './usage-store.js';
 export { openConnection } from './connections.js';
-export type { Connection, ConnectionRole, StoreLocation } from './connections.js';
-export type { HealthTransitionsTable, ReplicasTable, ServiceKeysTable, SharedConfigTable, UsageDatabase } from './schema.js';
+export type { Connection, ConnectionRole, MigrationSet, StoreLocation } from './connections.js';
+export type { HealthTransitionsTable, ReplicasTable, SharedConfigTable, UsageDatabase } from './schema.js';
+export { ServiceKeyStore } from './key-store.js';
+export type { KeyStoreOptions } from './key-store.js';
+export type { KeyDatabase, ServiceKeysTable } from './key-schema.js';
 export { SERVICE_KEYS_CHANNEL } from './service-keys.js';
 export type { ServiceKeyWrite } from './service-keys.js';
 export {

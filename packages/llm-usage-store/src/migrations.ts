@@ -4,7 +4,8 @@
  * several replicas starting at once against one PostgreSQL apply each once).
  * Append new versions; never edit an applied one.
  */
-import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { MigrationSet } from './connections.js';
 import { backfillKeyRollups, backfillRollups } from './rollups.js';
 import type { UsageDatabase } from './schema.js';
 
@@ -192,25 +193,11 @@ const migrations: Record<string, Migration> = {
     },
   },
   '0017_service_keys': {
-    async up(db: Kysely<unknown>): Promise<void> {
-      // Service keys (@mana/llm-service-keys): settings and SHA-256 digests of the secrets, never a secret.
-      await db.schema
-        .createTable('service_keys')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('name', 'text', (c) => c.notNull().unique())
-        .addColumn('description', 'text')
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .addColumn('updated_at', 'bigint', (c) => c.notNull())
-        .addColumn('last_used_at', 'bigint')
-        .addColumn('expires_at', 'bigint')
-        .addColumn('disabled', 'integer', (c) => c.notNull())
-        .addColumn('aliases', 'text')
-        .addColumn('priority', 'text')
-        .addColumn('max_concurrency', 'integer')
-        .addColumn('secret_digest', 'text', (c) => c.notNull())
-        .addColumn('previous_digest', 'text')
-        .addColumn('previous_valid_until', 'bigint')
-        .execute();
+    async up(): Promise<void> {
+      // The service_keys table moved to the key store's own migrations
+      // (key-migrations.ts), so keys work without usage recording. A database
+      // migrated before keeps the table this step made; the key store's first
+      // step makes it only where it is missing.
     },
   },
   '0018_hedge': {
@@ -232,9 +219,12 @@ const migrations: Record<string, Migration> = {
   },
 };
 
-export const migrationProvider: MigrationProvider = {
+const migrationProvider: MigrationProvider = {
   getMigrations: async () => migrations,
 };
+
+/** The usage store's migrations, recorded in kysely's default tables (as since the first release). */
+export const USAGE_MIGRATIONS: MigrationSet = { provider: migrationProvider, table: DEFAULT_MIGRATION_TABLE, lockTable: DEFAULT_MIGRATION_LOCK_TABLE };
 
 /** The newest schema version this code knows. */
 export const LATEST_SCHEMA_VERSION = Object.keys(migrations).at(-1)!;

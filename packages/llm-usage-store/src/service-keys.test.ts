@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_KEYS_CHANNEL } from './service-keys.js';
 import { issueKey, rotateKey, settingsFromCreate, settingsFromPatch, type StoredServiceKey } from '@mana/llm-service-keys';
 import { ENGINES, testLocation, type TestLocation } from './test-stores.js';
-import { UsageStore } from './usage-store.js';
+import { ServiceKeyStore } from './key-store.js';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 const H = 3_600_000;
@@ -20,13 +20,13 @@ function issued(body: Record<string, unknown>, now = T0) {
 
 describe.each(ENGINES)('service keys on %s', (engine) => {
   let where: TestLocation;
-  let store: UsageStore;
+  let store: ServiceKeyStore;
   const secrets: string[] = [];
   let api: StoredServiceKey;
 
   beforeAll(async () => {
     where = await testLocation(engine);
-    store = new UsageStore({ location: where.location });
+    store = new ServiceKeyStore({ location: where.location });
   }, 60_000);
 
   afterAll(async () => {

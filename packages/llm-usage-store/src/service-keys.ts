@@ -1,5 +1,5 @@
 /**
- * Service keys at rest (table `service_keys`, migration 0017): each key's
+ * Service keys at rest (table `service_keys`, key-migrations.ts): each key's
  * settings and the SHA-256 digests of its current and, while in grace,
  * previous secret. A secret is never written: the record type has no place
  * for one. Every write is one transaction, so a process killed during a
@@ -8,7 +8,7 @@
  */
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { KeyPriority, StoredServiceKey } from '@mana/llm-service-keys';
-import type { ServiceKeysTable, UsageDatabase } from './schema.js';
+import type { KeyDatabase, ServiceKeysTable } from './key-schema.js';
 
 type Row = Selectable<ServiceKeysTable>;
 
@@ -24,7 +24,7 @@ export interface KeyWriteOptions {
   readonly announce: boolean;
 }
 
-async function announce(tx: Transaction<UsageDatabase>, options: KeyWriteOptions, id: string): Promise<void> {
+async function announce(tx: Transaction<KeyDatabase>, options: KeyWriteOptions, id: string): Promise<void> {
   if (options.announce) await sql`select pg_notify(${SERVICE_KEYS_CHANNEL}, ${id})`.execute(tx);
 }
 
@@ -77,24 +77,24 @@ function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-async function holderOf(db: Kysely<UsageDatabase> | Transaction<UsageDatabase>, name: string, exceptId: string): Promise<string | undefined> {
+async function holderOf(db: Kysely<KeyDatabase> | Transaction<KeyDatabase>, name: string, exceptId: string): Promise<string | undefined> {
   const row = await db.selectFrom('service_keys').select('id').where('name', '=', name).where('id', '!=', exceptId).executeTakeFirst();
   return row?.id;
 }
 
 /** Every key, oldest first. */
-export async function listServiceKeys(db: Kysely<UsageDatabase>): Promise<StoredServiceKey[]> {
+export async function listServiceKeys(db: Kysely<KeyDatabase>): Promise<StoredServiceKey[]> {
   const rows = await db.selectFrom('service_keys').selectAll().orderBy('created_at').orderBy('id').execute();
   return rows.map(keyOf);
 }
 
-export async function getServiceKey(db: Kysely<UsageDatabase>, id: string): Promise<StoredServiceKey | undefined> {
+export async function getServiceKey(db: Kysely<KeyDatabase>, id: string): Promise<StoredServiceKey | undefined> {
   const row = await db.selectFrom('service_keys').selectAll().where('id', '=', id).executeTakeFirst();
   return row === undefined ? undefined : keyOf(row);
 }
 
 /** Inserts a new key unless its name is taken. */
-export async function createServiceKey(db: Kysely<UsageDatabase>, key: StoredServiceKey, options: KeyWriteOptions): Promise<ServiceKeyWrite> {
+export async function createServiceKey(db: Kysely<KeyDatabase>, key: StoredServiceKey, options: KeyWriteOptions): Promise<ServiceKeyWrite> {
   try {
     return await db.transaction().execute(async (tx) => {
       const heldBy = await holderOf(tx, key.name, key.id);
@@ -119,7 +119,7 @@ export async function createServiceKey(db: Kysely<UsageDatabase>, key: StoredSer
  * The stored `last_used_at` is kept (it is written in the background).
  */
 export async function updateServiceKey(
-  db: Kysely<UsageDatabase>,
+  db: Kysely<KeyDatabase>,
   id: string,
   change: (current: StoredServiceKey) => StoredServiceKey,
   now: number,
@@ -148,7 +148,7 @@ export async function updateServiceKey(
 }
 
 /** Deletes key `id`; false when there was none. */
-export async function deleteServiceKey(db: Kysely<UsageDatabase>, id: string, options: KeyWriteOptions): Promise<boolean> {
+export async function deleteServiceKey(db: Kysely<KeyDatabase>, id: string, options: KeyWriteOptions): Promise<boolean> {
   return db.transaction().execute(async (tx) => {
     const result = await tx.deleteFrom('service_keys').where('id', '=', id).executeTakeFirst();
     const deleted = Number(result.numDeletedRows) > 0;
@@ -162,7 +162,7 @@ export async function deleteServiceKey(db: Kysely<UsageDatabase>, id: string, op
  * time older than the stored one is ignored: several replicas report their
  * own, in any order. Unknown ids (a key deleted meanwhile) are skipped.
  */
-export async function touchServiceKeys(db: Kysely<UsageDatabase>, lastUsed: ReadonlyMap<string, number>): Promise<void> {
+export async function touchServiceKeys(db: Kysely<KeyDatabase>, lastUsed: ReadonlyMap<string, number>): Promise<void> {
   if (lastUsed.size === 0) return;
   await db.transaction().execute(async (tx) => {
     for (const [id, at] of lastUsed) {

@@ -1,10 +1,9 @@
 /**
- * The usage store: one interface over an embedded SQLite file or PostgreSQL.
- * The connection is opened (and the schema migrated) on first use and opened
- * again after it broke, so the store recovers by itself from a database that
- * was down, locked or deleted.
+ * The usage store: one interface over an embedded SQLite file or PostgreSQL,
+ * its connection opened on first use and again after it broke
+ * (lazy-connection.ts). Service keys have a store of their own (key-store.ts).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import {
   addConfigVersion,
   findConfigVersion,
@@ -13,7 +12,9 @@ import {
   type ConfigVersionPage,
   type ConfigVersionWithPredecessor,
 } from './config-versions.js';
-import { openConnection, type Connection, type ConnectionRole, type StoreLocation } from './connections.js';
+import type { ConnectionRole, StoreLocation } from './connections.js';
+import { LazyConnection } from './lazy-connection.js';
+import { USAGE_MIGRATIONS } from './migrations.js';
 import { pruneBefore, refreshStatistics } from './prune.js';
 import { queryRequests } from './query-requests.js';
 import { querySummary } from './query-summary.js';
@@ -21,16 +22,6 @@ import type { UsageDatabase } from './schema.js';
 import type { RequestPage, RequestPageQuery, SummaryQuery, SummaryRow } from './types.js';
 import { isUsageQueryError } from './usage-query-error.js';
 import type { RecordBatch } from './record-block.js';
-import {
-  createServiceKey,
-  deleteServiceKey,
-  getServiceKey,
-  listServiceKeys,
-  touchServiceKeys,
-  updateServiceKey,
-  type ServiceKeyWrite,
-} from './service-keys.js';
-import type { StoredServiceKey } from '@mana/llm-service-keys';
 import { writeRecords } from './write-records.js';
 
 /** Retention and planner statistics: run by the store itself, or handed to its writer thread (`WorkerSink`). */
@@ -50,104 +41,70 @@ export interface UsageStoreOptions {
 
 export class UsageStore implements Housekeeping {
   readonly kind: StoreLocation['kind'];
-  private connection: Promise<Connection> | undefined;
-  private closed = false;
+  private readonly connection: LazyConnection<UsageDatabase>;
 
-  constructor(private readonly options: UsageStoreOptions) {
+  constructor(options: UsageStoreOptions) {
     this.kind = options.location.kind;
+    this.connection = new LazyConnection<UsageDatabase>({
+      ...options,
+      migrations: USAGE_MIGRATIONS,
+      name: 'usage store',
+      // A caller's bad query says nothing about the connection; anything else may.
+      callerError: isUsageQueryError,
+    });
   }
 
   /** Where the data lives, without credentials (for logs and health). */
   get description(): string {
-    const { location } = this.options;
-    if (location.kind === 'sqlite') return `sqlite:${location.file}`;
-    try {
-      const url = new URL(location.url);
-      return `postgres://${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
-    } catch {
-      return 'postgres';
-    }
+    return this.connection.description;
   }
 
   /** Opens the connection and migrates the schema now (otherwise the first call does). */
   async open(): Promise<void> {
-    await this.connect();
+    await this.connection.open();
   }
 
   /** Writes a batch of records (`recordBatch`, or the batch writer's) in one transaction. */
   async write(batch: RecordBatch): Promise<void> {
-    await this.run((db, connection) => writeRecords(db, batch, connection.sqlite));
+    await this.connection.run((db, connection) => writeRecords(db, batch, connection.sqlite));
   }
 
   async requests(query: RequestPageQuery): Promise<RequestPage> {
-    return this.run((db) => queryRequests(db, query));
+    return this.connection.run((db) => queryRequests(db, query));
   }
 
   /** Requests that ended in an error or carry a failed-over attempt, newest first. */
   async errors(query: RequestPageQuery): Promise<RequestPage> {
-    return this.run((db) => queryRequests(db, { ...query, errorsOnly: true }));
+    return this.connection.run((db) => queryRequests(db, { ...query, errorsOnly: true }));
   }
 
   async summary(query: SummaryQuery): Promise<SummaryRow[]> {
-    return this.run((db) => querySummary(db, query));
+    return this.connection.run((db) => querySummary(db, query));
   }
 
   /** Records an applied config unless it is already the newest one; returns whether it was added. */
   async addConfigVersion(input: ConfigVersionInput): Promise<boolean> {
-    return this.run((db) => addConfigVersion(db, input));
+    return this.connection.run((db) => addConfigVersion(db, input));
   }
 
   /** Applied configs, newest first, without their text. */
   async configVersions(query: { limit?: number; cursor?: string }): Promise<ConfigVersionPage> {
-    return this.run((db) => listConfigVersions(db, query));
+    return this.connection.run((db) => listConfigVersions(db, query));
   }
 
   /** The newest application of `version` with the config applied before it. */
   async configVersion(version: string): Promise<ConfigVersionWithPredecessor | undefined> {
-    return this.run((db) => findConfigVersion(db, version));
-  }
-
-  /** PostgreSQL announces each key write to the other replicas (SERVICE_KEYS_CHANNEL). */
-  private get keyWrites(): { announce: boolean } {
-    return { announce: this.kind === 'postgres' };
-  }
-
-  /** Every service key (digests, never secrets), oldest first. */
-  async serviceKeys(): Promise<StoredServiceKey[]> {
-    return this.run((db) => listServiceKeys(db));
-  }
-
-  async serviceKey(id: string): Promise<StoredServiceKey | undefined> {
-    return this.run((db) => getServiceKey(db, id));
-  }
-
-  /** Stores a new key (one transaction) unless another key holds its name. */
-  async createServiceKey(key: StoredServiceKey): Promise<ServiceKeyWrite> {
-    return this.run((db) => createServiceKey(db, key, this.keyWrites));
-  }
-
-  /** Changes key `id` as `change` computes from the stored key (one transaction; a throw writes nothing). Also rotations. */
-  async updateServiceKey(id: string, change: (current: StoredServiceKey) => StoredServiceKey, now: number = Date.now()): Promise<ServiceKeyWrite> {
-    return this.run((db) => updateServiceKey(db, id, change, now, this.keyWrites));
-  }
-
-  async deleteServiceKey(id: string): Promise<boolean> {
-    return this.run((db) => deleteServiceKey(db, id, this.keyWrites));
-  }
-
-  /** Raises each key's `last_used_at` to the time given (never lowers it). */
-  async touchServiceKeys(lastUsed: ReadonlyMap<string, number>): Promise<void> {
-    await this.run((db) => touchServiceKeys(db, lastUsed));
+    return this.connection.run((db) => findConfigVersion(db, version));
   }
 
   /** Deletes requests older than `cutoff` (epoch ms); returns how many. */
   async prune(cutoff: number): Promise<number> {
-    return this.run((db) => pruneBefore(db, cutoff, this.kind));
+    return this.connection.run((db) => pruneBefore(db, cutoff, this.kind));
   }
 
   /** Refreshes the query planner's statistics (cheap; run after pruning, and after opening). */
   async refreshStatistics(): Promise<void> {
-    await this.run((db) => refreshStatistics(db, this.kind));
+    await this.connection.run((db) => refreshStatistics(db, this.kind));
   }
 
   /**
@@ -158,50 +115,10 @@ export class UsageStore implements Housekeeping {
    */
   async reloadStatistics(): Promise<void> {
     if (this.kind !== 'sqlite') return; // PostgreSQL's planner reads its statistics from the server
-    await this.run((db) => sql`ANALYZE sqlite_schema`.execute(db));
+    await this.connection.run((db) => sql`ANALYZE sqlite_schema`.execute(db));
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    await this.drop();
-  }
-
-  private async run<T>(work: (db: Kysely<UsageDatabase>, connection: Connection) => Promise<T>): Promise<T> {
-    const connection = await this.connect();
-    try {
-      return await work(connection.db, connection);
-    } catch (error) {
-      // A caller's bad query says nothing about the connection; anything else may.
-      // Only the connection this work used: another call may have opened a new one meanwhile.
-      if (!isUsageQueryError(error) && this.kind === 'sqlite') await this.drop(connection);
-      throw error;
-    }
-  }
-
-  private async connect(): Promise<Connection> {
-    if (this.closed) throw new Error('The usage store is closed.');
-    if (this.connection !== undefined) {
-      const current = await this.connection.catch(() => undefined);
-      if (current !== undefined && current.stillValid()) return current;
-      await this.drop();
-    }
-    const opening = openConnection(this.options.location, (error) => this.options.onBackgroundError?.(error), this.options.role);
-    this.connection = opening;
-    try {
-      return await opening;
-    } catch (error) {
-      if (this.connection === opening) this.connection = undefined;
-      throw error;
-    }
-  }
-
-  /** Closes the current connection, or only `used` if that is still the current one. */
-  private async drop(used?: Connection): Promise<void> {
-    const current = this.connection;
-    if (current === undefined) return;
-    const connection = await current.catch(() => undefined);
-    if (used !== undefined && connection !== used) return;
-    if (this.connection === current) this.connection = undefined;
-    await connection?.close().catch(() => undefined);
+    await this.connection.close();
   }
 }

@@ -104,7 +104,6 @@ function storedKeyJson(key: StoredServiceKey): Record<string, unknown> {
 
 /** Runs a store call, answering its failure with 503 (the body and the log carry no secret: none reaches the store). */
 async function stored<T>(ctx: KeyContext, work: () => Promise<T>): Promise<T> {
-  if (ctx.keys.store === undefined) throw new AdminFailure('usage_disabled', 'Service keys live in the usage store, and usage recording is off (--usage off).');
   try {
     return await work();
   } catch (error) {

@@ -8,7 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeFakes, providersYaml, startFakes, type Fakes } from '@mana/llm-testkit';
+import { closeFakes, providersYaml, startFakes, startTestPostgres, type Fakes } from '@mana/llm-testkit';
+import pg from 'pg';
 import { aliasesYaml, spawnGateway, type GatewayProcess, type Json } from './harness.js';
 
 const ADMIN_KEY = 'admin-key-e2e-keys-6f3a';
@@ -345,17 +346,89 @@ describe('service keys', () => {
 });
 
 describe('service keys with --usage off', () => {
-  it('lists the static keys; a create is 404 usage_disabled (keys live in the usage store)', async () => {
-    const off = await spawnGateway({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY, MANA_LLM_API_KEYS: STATIC_KEYS }, args: ['--usage', 'off'] });
+  it('are created, used and listed without usage recording, and found again after a restart', async () => {
+    const offDir = mkdtempSync(join(tmpdir(), 'mana-keys-off-e2e-'));
+    const startOff = (): Promise<GatewayProcess> =>
+      spawnGateway({ config, env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY, MANA_LLM_API_KEYS: STATIC_KEYS, MANA_LLM_DATA_DIR: offDir }, args: ['--usage', 'off'] });
+    const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+    let off = await startOff();
     try {
-      const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
-      const list: Json = await (await fetch(`${off.url}/admin/keys`, { headers })).json();
-      expect(list.data.map((k: Json) => k.id)).toEqual(['env-1', 'env-2']);
-      const create = await fetch(`${off.url}/admin/keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'svc' }) });
-      expect(create.status).toBe(404);
-      expect(((await create.json()) as Json).error.code).toBe('usage_disabled');
+      const create = await fetch(`${off.url}/admin/keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'svc-off' }) });
+      expect(create.status).toBe(201);
+      const made = (await create.json()) as Json;
+      expect(made.key).toMatch(KEY_FORMAT);
+      const chat = (url: string): Promise<Response> =>
+        fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${made.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mana/fast-text', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+      expect((await chat(off.url)).status).toBe(200);
+      const list = (await (await fetch(`${off.url}/admin/keys`, { headers })).json()) as Json;
+      expect(list.data.map((k: Json) => k.id)).toEqual(['env-1', 'env-2', made.id]);
+      // Usage stays off: its routes still say so.
+      expect((await fetch(`${off.url}/admin/usage/requests`, { headers })).status).toBe(404);
+
+      off.signal('SIGTERM');
+      await off.waitForExit();
+      off = await startOff();
+      expect((await chat(off.url)).status).toBe(200);
+      expect((await fetch(`${off.url}/admin/keys/${made.id}`, { method: 'DELETE', headers })).status).toBe(200);
+      expect((await chat(off.url)).status).toBe(401);
     } finally {
       await off.stop();
+      rmSync(offDir, { recursive: true, force: true });
     }
   });
+
+  it('on PostgreSQL: a key created on one replica is stored there and works on another', async () => {
+    const postgres = await startTestPostgres();
+    const replicas: GatewayProcess[] = [];
+    try {
+      // One at a time: the first seeds the shared config, the second reads it.
+      for (const name of ['a', 'b']) {
+        replicas.push(
+          await spawnGateway({
+            config,
+            env: { MANA_LLM_ADMIN_KEY: ADMIN_KEY, MANA_LLM_DATABASE_URL: postgres.url, MANA_LLM_REPLICA_NAME: name },
+            args: ['--usage', 'off'],
+          }),
+        );
+      }
+      const [a, b] = replicas as [GatewayProcess, GatewayProcess];
+      const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+      const create = await fetch(`${a.url}/admin/keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'svc-off-pg' }) });
+      expect(create.status).toBe(201);
+      const made = (await create.json()) as Json;
+      const chat = async (url: string): Promise<number> => {
+        const res = await fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${made.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mana/fast-text', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        await res.arrayBuffer();
+        return res.status;
+      };
+      expect(await chat(a.url)).toBe(200);
+      // B hears of the key by NOTIFY (or its next reconciliation, 10 s at most).
+      const deadline = Date.now() + 15_000;
+      let onB = await chat(b.url);
+      while (onB !== 200 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        onB = await chat(b.url);
+      }
+      expect(onB).toBe(200);
+      const client = new pg.Client({ connectionString: postgres.url });
+      await client.connect();
+      try {
+        const stored = await client.query<{ name: string }>('select name from service_keys');
+        expect(stored.rows.map((row) => row.name)).toEqual(['svc-off-pg']);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await Promise.all(replicas.map((r) => r.stop()));
+      await postgres.stop();
+    }
+  }, 90_000);
 });

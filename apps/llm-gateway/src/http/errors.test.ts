@@ -57,6 +57,24 @@ describe('error shaping', () => {
     expect(param.message).toContain('(local/m1; cloud/m2: 503 Service Unavailable)');
   });
 
+  it('names the route that serves an alias of the other kind (the router names only kinds)', () => {
+    const noAttempts = (alias: string): RequestOutcome => ({ alias, target: undefined, attempts: [], upstreamCalls: 0, retryAfterSeconds: undefined });
+    const chat = new RouterError('alias_kind_mismatch', 'mana/a is a chat alias, not an embedding one', {
+      outcome: noAttempts('mana/a'),
+      knownAliases: ['mana/embed'],
+      param: 'model',
+      aliasKind: 'chat',
+    });
+    expect(fromRouterError(chat, 'mana/a')).toMatchObject({
+      status: 400,
+      code: 'alias_kind_mismatch',
+      param: 'model',
+      message: 'mana/a is a chat alias: use it on /v1/chat/completions (embedding aliases: mana/embed)',
+    });
+    const embed = new RouterError('alias_kind_mismatch', 'x', { outcome: noAttempts('mana/embed'), param: 'model', aliasKind: 'embedding' });
+    expect(fromRouterError(embed, 'mana/embed').message).toBe('mana/embed is an embedding alias: use it on /v1/embeddings (chat aliases: none configured)');
+  });
+
   it('gives each gateway code its documented status', () => {
     expect(gatewayError('invalid_json', '').status).toBe(400);
     expect(gatewayError('invalid_utf8', '')).toMatchObject({ status: 400, code: 'invalid_utf8' });

@@ -2,7 +2,7 @@
  * OpenAI-shaped error bodies with stable codes: `{"error": {message, type, code, attempts}}`.
  * Clients switch on `code`; messages are for humans and never carry secrets.
  */
-import type { Attempt, RequestOutcome, RouterError, RouterErrorCode } from '@mana/llm-router';
+import type { AliasKind, Attempt, RequestOutcome, RouterError, RouterErrorCode } from '@mana/llm-router';
 
 export type ErrorType =
   | 'invalid_request_error'
@@ -194,6 +194,8 @@ function messageOf(error: RouterError, code: GatewayErrorCode, requestedModel: s
       const targets = error.outcome.attempts.map((a) => (a.detail === undefined ? a.target : `${a.target}: ${a.detail}`)).join('; ');
       return `No target can honour the parameter '${error.param ?? ''}' (${targets}). Remove it or use another model.`;
     }
+    case 'alias_kind_mismatch':
+      return kindMismatchMessage(error);
     case 'client_closed_request':
       return 'The client closed the request.';
     case 'internal_error':
@@ -203,6 +205,19 @@ function messageOf(error: RouterError, code: GatewayErrorCode, requestedModel: s
     default:
       return error.message;
   }
+}
+
+/** Where each kind of alias is served: the router names kinds, the gateway its own paths. */
+const ROUTE_OF_KIND = { chat: '/v1/chat/completions', embedding: '/v1/embeddings' } as const satisfies Record<AliasKind, string>;
+
+/** An alias on the other kind's route, told with the route that serves it. */
+function kindMismatchMessage(error: RouterError): string {
+  const kind = error.aliasKind;
+  const name = error.outcome.alias;
+  if (kind === undefined || name === undefined) return error.message;
+  const wanted = kind === 'chat' ? 'embedding' : 'chat';
+  const fitting = error.knownAliases.length === 0 ? 'none configured' : error.knownAliases.join(', ');
+  return `${name} is ${kind === 'embedding' ? 'an embedding' : 'a chat'} alias: use it on ${ROUTE_OF_KIND[kind]} (${wanted} aliases: ${fitting})`;
 }
 
 /** Maps a RouterError to what the client sees; its outcome travels along unchanged. */

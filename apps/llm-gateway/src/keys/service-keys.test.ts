@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueKey, rotateKey, settingsFromCreate } from '@mana/llm-service-keys';
-import { UsageStore } from '@mana/llm-usage-store';
+import { ServiceKeyStore } from '@mana/llm-usage-store';
 import { keyDigest } from '../http/api-caller.js';
 import { createLogger } from '../logging.js';
 import { ServiceKeys } from './service-keys.js';
@@ -17,13 +17,13 @@ const T0 = Date.UTC(2026, 11, 2, 12, 0, 0);
 
 describe('ServiceKeys', () => {
   let dir: string;
-  let store: UsageStore;
+  let store: ServiceKeyStore;
   let now: number;
   let keys: ServiceKeys;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mana-service-keys-'));
-    store = new UsageStore({ location: { kind: 'sqlite', file: join(dir, 'usage.sqlite') } });
+    store = new ServiceKeyStore({ location: { kind: 'sqlite', file: join(dir, 'usage.sqlite') } });
     now = T0;
     keys = new ServiceKeys({ store, staticKeyCount: 2, logger: createLogger('silent').logger, reconcile: false, now: () => now });
     await keys.load();
@@ -89,13 +89,20 @@ describe('ServiceKeys', () => {
     keys.noteUsed(issued.record.id);
     expect(keys.get(issued.record.id)?.lastUsedAt).toBe(T0 + 5_000);
     expect((await store.serviceKey(issued.record.id))?.lastUsedAt).toBeNull();
+    // Closing writes the uses, then closes the store: read back through another.
     await keys.close();
-    expect((await store.serviceKey(issued.record.id))?.lastUsedAt).toBe(T0 + 5_000);
+    const after = new ServiceKeyStore({ location: { kind: 'sqlite', file: join(dir, 'usage.sqlite') } });
+    try {
+      expect((await after.serviceKey(issued.record.id))?.lastUsedAt).toBe(T0 + 5_000);
+    } finally {
+      await after.close();
+    }
   });
 
-  it('a second instance on the same store loads the keys at start', async () => {
+  it('a second instance on the same database loads the keys at start', async () => {
     const issued = await create({ name: 'svc' });
-    const other = new ServiceKeys({ store, staticKeyCount: 0, logger: createLogger('silent').logger, reconcile: false, now: () => now });
+    const second = new ServiceKeyStore({ location: { kind: 'sqlite', file: join(dir, 'usage.sqlite') } });
+    const other = new ServiceKeys({ store: second, staticKeyCount: 0, logger: createLogger('silent').logger, reconcile: false, now: () => now });
     await other.load();
     expect(other.callerOf(keyDigest(issued.key))?.name).toBe('svc');
     await other.close();

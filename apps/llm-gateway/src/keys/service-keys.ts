@@ -1,7 +1,8 @@
 /**
- * The gateway's service keys: an in-memory KeyIndex, loaded from the usage
- * store at start and updated by every admin write on this replica, so no
- * request ever waits on the database. The store is the truth; the index is
+ * The gateway's service keys: an in-memory KeyIndex, loaded from the key
+ * store (the gateway's database, with or without usage recording) at start
+ * and updated by every admin write on this replica, so no request ever waits
+ * on the database. The store is the truth; the index is
  * what a request is checked against.
  *
  * In the background, on one timer:
@@ -30,7 +31,7 @@ import { NotifyListener } from '@mana/llm-shared-state';
 import { SERVICE_KEYS_CHANNEL } from '@mana/llm-usage-store';
 import type { CallerSource } from '../http/api-caller.js';
 import { KeyConcurrency } from './key-concurrency.js';
-import type { ServiceKeyWrite, UsageStore } from '@mana/llm-usage-store';
+import type { ServiceKeyStore, ServiceKeyWrite } from '@mana/llm-usage-store';
 import type { Logger } from '../logging.js';
 import { createSerialQueue, type SerialQueue } from '../serial-queue.js';
 import { retryWhileLocked } from '../usage/retry-while-locked.js';
@@ -46,8 +47,8 @@ export const staticKeyId = (n: number): string => `env-${n}`;
 export const STATIC_KEY_ID = /^env-([1-9][0-9]{0,5})$/;
 
 export interface ServiceKeysOptions {
-  /** Undefined with `--usage off`: no key can be stored, only the static ones are listed. */
-  readonly store: UsageStore | undefined;
+  /** Where keys are stored; closed with this object (it is its only user). */
+  readonly store: ServiceKeyStore;
   /** How many keys MANA_LLM_API_KEYS holds. */
   readonly staticKeyCount: number;
   readonly logger: Logger;
@@ -106,8 +107,8 @@ export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
           });
   }
 
-  /** The store keys live in; undefined with `--usage off`. */
-  get store(): UsageStore | undefined {
+  /** The store keys live in. */
+  get store(): ServiceKeyStore {
     return this.options.store;
   }
 
@@ -176,8 +177,8 @@ export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
   }
 
   /** Runs a store write and applies its result to the index, in this replica's write order. */
-  write(work: (store: UsageStore) => Promise<ServiceKeyWrite>): Promise<ServiceKeyWrite> {
-    const store = this.requireStore();
+  write(work: (store: ServiceKeyStore) => Promise<ServiceKeyWrite>): Promise<ServiceKeyWrite> {
+    const store = this.options.store;
     return this.serial(async () => {
       const outcome = await retryWhileLocked(() => work(store));
       if (outcome.kind === 'written') this.changeIndex((index) => index.set(outcome.key));
@@ -187,7 +188,7 @@ export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
 
   /** Deletes key `id` from the store and the index; false when the store had none. */
   delete(id: string): Promise<boolean> {
-    const store = this.requireStore();
+    const store = this.options.store;
     return this.serial(async () => {
       const deleted = await retryWhileLocked(() => store.deleteServiceKey(id));
       this.changeIndex((index) => index.delete(id));
@@ -196,18 +197,14 @@ export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
     });
   }
 
-  /** Writes the collected uses, then stops the timer (at shutdown, before the store closes). */
+  /** Writes the collected uses, then stops the timer and closes the store (at shutdown). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
     await this.listener?.close();
     await this.flushUses();
-  }
-
-  private requireStore(): UsageStore {
-    if (this.options.store === undefined) throw new Error('no key store');
-    return this.options.store;
+    await this.options.store.close();
   }
 
   private withPendingUse(key: StoredServiceKey): StoredServiceKey {
@@ -224,7 +221,7 @@ export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
     void this.serial(async () => {
       const store = this.options.store;
       try {
-        while (this.refreshes.size > 0 && store !== undefined && !this.closed) {
+        while (this.refreshes.size > 0 && !this.closed) {
           if (this.refreshes.size > MAX_PENDING_REFRESHES) {
             this.refreshes.clear();
             const keys = await store.serviceKeys();
@@ -252,10 +249,11 @@ export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
 
   private async reload(when: 'start' | 'reconcile'): Promise<void> {
     const store = this.options.store;
-    if (store === undefined || this.closed) return;
+    if (this.closed) return;
     await this.serial(async () => {
       try {
-        const keys = await store.serviceKeys();
+        // The first read also migrates the key table: it may meet the usage writer's lock on a SQLite file.
+        const keys = await retryWhileLocked(() => store.serviceKeys());
         this.changeIndex((index) => index.replaceAll(keys));
         if (!this.loaded && when === 'reconcile') this.options.logger.info({ keys: keys.length }, 'service keys read from the store');
         this.loaded = true;
@@ -270,7 +268,7 @@ export class ServiceKeys implements CallerSource<ServiceKeyCaller> {
 
   private async flushUses(): Promise<void> {
     const store = this.options.store;
-    if (store === undefined || this.pendingUses.size === 0) return;
+    if (this.pendingUses.size === 0) return;
     const uses = new Map(this.pendingUses);
     this.pendingUses.clear();
     try {

@@ -113,8 +113,8 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
       requestId: ex.requestId,
       // Whose fair share of the router's schema workers this request uses.
       caller: callerName(ex, req),
-      // Sent on to anthropic targets only (a client's betas, e.g. for prompt caching or a longer context).
-      anthropicBeta: typeof req.headers['anthropic-beta'] === 'string' ? req.headers['anthropic-beta'] : undefined,
+      // Not copied: each target's protocol picks out the few it passes on (Anthropic: `anthropic-beta`).
+      clientHeaders: req.headers,
       // Each attempt becomes a CLIENT span under the request's, its context sent upstream (tracing on only).
       observer: ex.trace,
     });

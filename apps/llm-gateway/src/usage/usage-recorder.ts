@@ -4,7 +4,6 @@
  * background retention, and the status `/v1/health` and `/metrics` report.
  * Nothing here runs on a request's path except `record()`, which only queues.
  */
-import { join } from 'node:path';
 import {
   BatchWriter,
   UsageStore,
@@ -13,12 +12,11 @@ import {
   type BatchWriterStatus,
   type ConfigVersionInput,
   type RequestRecord,
-  type StoreLocation,
 } from '@mana/llm-usage-store';
 import type { Logger } from '../logging.js';
 import { retryWhileLocked } from './retry-while-locked.js';
+import { storeLocation } from './store-location.js';
 
-export const USAGE_DATABASE_FILE = 'usage.sqlite';
 const PRUNE_INTERVAL_MS = 3_600_000; // 1 h
 const FIRST_PRUNE_DELAY_MS = 10_000; // 10 s after start: not during start-up
 
@@ -53,10 +51,7 @@ export class UsageRecorder {
   constructor(private readonly options: UsageRecorderOptions) {
     const { logger } = options;
     this.replica = options.replica;
-    const location: StoreLocation =
-      options.databaseUrl === undefined
-        ? { kind: 'sqlite', file: join(options.dataDir, USAGE_DATABASE_FILE) }
-        : { kind: 'postgres', url: options.databaseUrl };
+    const location = storeLocation(options.dataDir, options.databaseUrl);
     this.store = new UsageStore({
       location,
       onBackgroundError: (error) => logger.warn({ err: { message: error.message } }, 'usage store connection error'),

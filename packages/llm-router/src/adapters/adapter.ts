@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { BodyText, ChatRequestBody, EmbeddingRequestBody, ProviderConfig, SourceDialect, SourceRequest, TargetConfig, Usage } from '../types.js';
+import type { BodyText, ChatRequestBody, ClientHeaders, EmbeddingRequestBody, ProviderConfig, SourceDialect, SourceRequest, TargetConfig, Usage } from '../types.js';
 
 /**
  * The contract between the attempt loop and a provider protocol. An adapter
@@ -30,8 +30,8 @@ export interface AdapterCall<Body = ChatRequestBody> {
    * caller stops it at the first content delta (see `attempt/stream-commit.ts`).
    */
   readonly firstByte: { stop(): void } | undefined;
-  /** The client's `anthropic-beta` header (see RouterRequest); only the Anthropic dialect sends it. */
-  readonly anthropicBeta?: string | undefined;
+  /** The client's request headers (see RouterRequest): a protocol picks out the few it passes on. */
+  readonly clientHeaders?: ClientHeaders | undefined;
   /**
    * The client's own request when `body` translates it from another dialect (see
    * SourceRequest): a protocol that is that dialect sends it instead of `body`.

@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 afterEach(() => claude.reset());
 
-const ask = (body: Partial<ChatRequestBody>, extra: { anthropicBeta?: string } = {}) =>
+const ask = (body: Partial<ChatRequestBody>, extra: { clientHeaders?: Record<string, string> } = {}) =>
   router.execute({ model: 'mana/reasoning', body: { messages: [{ role: 'user', content: 'hi' }], ...body }, stream: false, ...extra }) as Promise<JsonResult>;
 
 const askStream = (body: Partial<ChatRequestBody>) =>
@@ -82,9 +82,11 @@ describe('a chat completion to an anthropic target is a Messages request', () =>
     expect(sent.headers['anthropic-beta']).toBeUndefined();
   });
 
-  it("passes the client's anthropic-beta header on as it came", async () => {
-    await ask({}, { anthropicBeta: 'prompt-caching-2024-07-31,context-1m-2025-08-07' });
+  it("passes the client's anthropic-beta header on as it came, and no other client header", async () => {
+    await ask({}, { clientHeaders: { 'anthropic-beta': 'prompt-caching-2024-07-31,context-1m-2025-08-07', 'x-other': 'kept home' } });
     expect(claude.requests[0]!.headers['anthropic-beta']).toBe('prompt-caching-2024-07-31,context-1m-2025-08-07');
+    // Only the headers the protocol takes from a client leave; the others stay home.
+    expect(claude.requests[0]!.headers['x-other']).toBeUndefined();
   });
 
   it('translates system, images, tool calls, tool results and sampling; max_tokens defaults to 4096', async () => {
@@ -319,7 +321,7 @@ describe("a Messages client's request goes natively", () => {
       body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 64, stream },
       source: { dialect: 'anthropic', body: native, bodyText: { text, modelStart, modelEnd: modelStart + '"mana/reasoning"'.length } },
       stream,
-      anthropicBeta: 'prompt-caching-2024-07-31',
+      clientHeaders: { 'anthropic-beta': 'prompt-caching-2024-07-31' },
     };
   }
   const NATIVE = {

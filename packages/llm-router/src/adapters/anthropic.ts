@@ -35,7 +35,11 @@ export const anthropicDialect: Dialect = {
     return headers;
   },
 
-  callHeaders: (call) => (call.anthropicBeta === undefined || call.anthropicBeta === '' ? undefined : { 'anthropic-beta': call.anthropicBeta }),
+  // A client's betas (prompt caching, a longer context) are Anthropic's to read: sent on as they came.
+  callHeaders: (call) => {
+    const beta = call.clientHeaders?.['anthropic-beta'];
+    return typeof beta !== 'string' || beta === '' ? undefined : { 'anthropic-beta': beta };
+  },
 
   toRequestBody(call, stream) {
     // Translation may throw UnsupportedRequestError before any network call.

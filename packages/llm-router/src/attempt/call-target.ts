@@ -17,7 +17,7 @@ import { answerFacts } from './answer-facts.js';
 import type { AttemptLog } from './attempt-log.js';
 import type { AttemptReason } from './attempt-reasons.js';
 import { classifyFailure, type Decision, type Failure } from './classify-error.js';
-import type { ExecuteDeps } from './execute.js';
+import type { ExecuteDeps } from './execute-deps.js';
 import { FirstByteTimer } from './first-byte-timer.js';
 import type { HedgeLeg } from './hedge-race.js';
 import { Lease } from './lease.js';
@@ -92,7 +92,7 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
     bodyText: c.trimmed === undefined ? c.request.bodyText : undefined,
     signal: timer,
     firstByte: timer,
-    anthropicBeta: c.request.anthropicBeta,
+    clientHeaders: c.request.clientHeaders,
     source: c.request.source,
     traceHeaders: c.provider.propagateTrace ? watch?.headers : undefined,
   };

@@ -1,28 +1,17 @@
 import type { Adapter } from '../adapters/adapter.js';
 import { resolveModel } from '../config/alias-registry.js';
-import { abortedError, noAttempts, RouterError } from '../errors.js';
-import type { HealthBlock, HealthCheck } from '../health/health-cache.js';
-import { buildPlan } from '../plan/build-plan.js';
-import type {
-  AliasConfig,
-  ChatRequestBody,
-  AttemptEvent,
-  ConfigSnapshot,
-  Operation,
-  ProviderConfig,
-  ProviderType,
-  RouterRequest,
-  RouterResult,
-  Settings,
-  TargetConfig,
-} from '../types.js';
+import { abortedError, noAttempts } from '../errors.js';
+import type { HealthBlock } from '../health/health-cache.js';
+import { buildPlan } from '../plan.js';
+import type { AliasConfig, ChatRequestBody, ConfigSnapshot, ProviderConfig, RouterRequest, RouterResult, Settings, TargetConfig } from '../types.js';
 import type { AttemptReason } from './attempt-reasons.js';
 import { AttemptLog } from './attempt-log.js';
-import type { ConcurrencyBook } from '../load/concurrency.js';
-import type { RateBook, Refund } from '../load/rate-window.js';
+import type { Refund } from '../load/rate-window.js';
 import { RequestCost } from '../load/request-cost.js';
-import { type BackgroundGate, type InFlight, sleep } from './background-gate.js';
+import { sleep } from './background-gate.js';
 import { callTarget, type CallOutcome } from './call-target.js';
+import type { ExecuteDeps } from './execute-deps.js';
+import { kindMismatch } from './kind-mismatch.js';
 import { finalError } from './final-error.js';
 import { firstAnswer, type HedgeLeg, HedgeRace, settledWithin } from './hedge-race.js';
 import { Lease } from './lease.js';
@@ -32,38 +21,6 @@ import { PassTally, type PassKind, type PassSummary } from './pass-summary.js';
 import { ContextFit } from '../context/context-fit.js';
 import { AS_SENT, targetParameters, type TargetParameters } from './target-parameters.js';
 import { answerChecks, type AnswerChecks } from './inspect-answer.js';
-import type { SchemaChecker } from './schema-checker.js';
-
-/** The part of HealthCache the attempt loop uses (reads the pre-check, reports outcomes). */
-export interface AttemptHealth {
-  /** `until`: when the target is usable again (the later of overlapping blocks); Retry-After is the soonest of these. */
-  check(target: TargetConfig, provider: ProviderConfig | undefined): HealthCheck;
-  reportSuccess(provider: string): void;
-  reportFailure(provider: string, error: string, settings: Settings): void;
-  coolDown(targetId: string, untilMs: number, reason: string): void;
-}
-
-/** Long-lived collaborators, owned by the router and shared by all requests. */
-export interface ExecuteDeps {
-  readonly health: AttemptHealth;
-  readonly adapters: { get(type: ProviderType): Adapter | undefined };
-  readonly now: () => number;
-  readonly random: () => number;
-  /** The next round_robin counter value of an alias (increments it). */
-  readonly rotation: (alias: string) => number;
-  readonly inFlight: InFlight;
-  /** `max_concurrency` slots and their FIFO queues (only targets that declare a limit touch it). */
-  readonly concurrency: ConcurrencyBook;
-  /** `rpm` / `tpm` windows and their FIFO queues (only targets that declare a rate touch it). */
-  readonly rates: RateBook;
-  readonly gate: BackgroundGate;
-  /** Checks a provider out of band now (joins a check already running); its result goes to the health cache. */
-  readonly probe: (provider: ProviderConfig) => void;
-  /** Where response schemas are compiled and answers checked against them (off the event loop). */
-  readonly schemas: SchemaChecker;
-  /** The attempt-event sink, or undefined when nobody listens (then no event objects are built). */
-  readonly attemptListener: () => ((event: AttemptEvent) => void) | undefined;
-}
 
 /** First wait between retries of one target; doubles per retry, capped by retry_max_wait. */
 const RETRY_BACKOFF_BASE_MS = 250; // 0.25 s
@@ -460,18 +417,6 @@ class AttemptRun {
       throw abortedError({ outcome: this.r.log.outcome(undefined), cause: error });
     }
   }
-}
-
-/** An alias on the wrong route: a chat alias asked for embeddings, or the reverse. */
-export function kindMismatch(snapshot: ConfigSnapshot, config: AliasConfig, wanted: Operation, alias: string | undefined): RouterError {
-  const fitting = [...snapshot.aliases.values()].filter((a) => a.kind === wanted).map((a) => a.name);
-  const route = config.kind === 'embedding' ? '/v1/embeddings' : '/v1/chat/completions';
-  return new RouterError(
-    'alias_kind_mismatch',
-    `${config.name} is ${config.kind === 'embedding' ? 'an embedding' : 'a chat'} alias: use it on ${route}` +
-      ` (${wanted} aliases: ${fitting.length === 0 ? 'none configured' : fitting.join(', ')})`,
-    { knownAliases: fitting, outcome: noAttempts(alias), param: 'model' },
-  );
 }
 
 /** A target that passed its pre-call checks, with what the call needs. */

@@ -1,5 +1,5 @@
 import type { Adapter } from '../adapters/adapter.js';
-import { kindMismatch } from '../attempt/execute.js';
+import { kindMismatch } from '../attempt/kind-mismatch.js';
 import { targetParameters } from '../attempt/target-parameters.js';
 import { resolveModel } from '../config/alias-registry.js';
 import type { HealthCheck } from '../health/health-cache.js';

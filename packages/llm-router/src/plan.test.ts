@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS } from '../config/defaults.js';
-import { splitTarget } from '../config/targets.js';
-import type { AliasConfig, Strategy, TargetConfig } from '../types.js';
-import { buildPlan, type PlanContext } from './build-plan.js';
+import { DEFAULT_SETTINGS } from './config/defaults.js';
+import { splitTarget } from './config/targets.js';
+import type { AliasConfig, Strategy, TargetConfig } from './types.js';
+import { buildPlan, type PlanContext, weightedIndex } from './plan.js';
 import { seededRandom } from '@mana/llm-testkit';
-import { weightedIndex } from './weighted-choice.js';
 
 function target(id: string, weight = 1): TargetConfig {
   const { provider, model } = splitTarget(id)!;
