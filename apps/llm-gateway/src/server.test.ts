@@ -43,8 +43,8 @@ beforeAll(async () => {
   const table = new RouteTable([
     { method: 'GET', path: '/throws', auth: 'none', handler: () => { throw new Error('boom'); } },
     { method: 'GET', path: '/rejects', auth: 'none', handler: async () => { await Promise.reject(new TypeError('late boom')); } },
-    { method: ['GET', 'DELETE'], path: '/keyed', auth: 'api_key', handler: (ctx, _req, res) => { res.end('in'); } },
-    { method: 'POST', path: '/admin/thing', auth: 'admin', handler: (ctx, _req, res) => { res.end('admin in'); } },
+    { method: ['GET', 'DELETE'], path: '/keyed', auth: 'api_key', handler: (call) => { call.res.end('in'); } },
+    { method: 'POST', path: '/admin/thing', auth: 'admin', handler: (call) => { call.res.end('admin in'); } },
   ]);
   server = createGatewayServer(gateway.context, 30_000, table);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -16,13 +16,13 @@
  * holds. A codec in the router's dialect passes them through (the parsed body
  * itself, the upstream's text, `data: <event>`): no second parse or serialise.
  */
-import type { JsonResult, NativeOnlyPart, Operation, RouterRequest, SourceRequest, StreamResult, UpstreamErrorResult } from '@mana/llm-router';
+import type { JsonResult, NativeOnlyPart, RouterRequest, SourceRequest, StreamResult, UpstreamErrorResult } from '@mana/llm-router';
 import type { GatewayError, GatewayErrorCode } from '../http/errors.js';
 import type { JsonBody } from '../http/read-json-body.js';
 import type { RelayedBody } from '../http/upstream-error-body.js';
 import type { Validation } from '../http/validate-chat.js';
 import type { ClientToolName } from '../responses/tool-namespaces.js';
-import type { InboundApi } from './inbound-api.js';
+import type { InboundRoute } from './inbound-api.js';
 
 /**
  * A decoded request body: the router's body, the model asked for and whether
@@ -65,15 +65,7 @@ export interface StreamEncoder {
   failed(error: GatewayError): string;
 }
 
-export interface InboundCodec {
-  /** The route, as the log line names it (`/v1/chat/completions`). */
-  readonly path: string;
-  /** The inbound API, as the usage record, the log line and the metrics' `api` label name it. */
-  readonly api: InboundApi;
-  /** What the router is asked for; it also picks the alias a request without `model` gets. */
-  readonly operation: Operation;
-  /** Headers that carry the request id besides `X-Request-Id` (Anthropic's clients read `request-id`). */
-  readonly requestIdHeaders: readonly string[];
+export interface InboundCodec extends InboundRoute {
   /**
    * The parsed JSON body (already size-, UTF-8- and depth-checked) → the router's request body.
    * `body` (its text) is there for a codec that keeps the client's own request (`Decoded.source`).
@@ -85,6 +77,4 @@ export interface InboundCodec {
   encodeUpstreamError(result: UpstreamErrorResult): RelayedBody;
   /** The encoder of one committed stream (called once, when its head is written). */
   streamEncoder(result: StreamResult, request: DecodedRequest): StreamEncoder;
-  /** The JSON body of an error, the gateway's own or the router's (status and code are decided before). */
-  encodeError(error: GatewayError): string;
 }
