@@ -16,10 +16,8 @@ import type { ApiCaller } from './http/api-caller.js';
 import type { Dialect } from './http/dialect.js';
 import { errorBody, type GatewayError } from './http/errors.js';
 import { sendError, sendText, type Headers } from './http/respond.js';
-import type { RouteParams } from './http/route-table.js';
+import { NO_PARAMS, type RouteParams } from './http/route-table.js';
 import type { Exchange } from './routes/exchange.js';
-
-const NO_PARAMS: RouteParams = Object.freeze({});
 
 export class Call {
   /** The path's `:param` value (decoded), empty for exact paths. */

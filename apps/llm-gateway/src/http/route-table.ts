@@ -72,7 +72,8 @@ export type RouteMatch =
   | { readonly kind: 'method_not_allowed'; readonly allow: string }
   | { readonly kind: 'not_found' };
 
-const NO_PARAMS: RouteParams = Object.freeze({});
+/** The params of every exact path: one shared frozen object, so matching allocates nothing. */
+export const NO_PARAMS: RouteParams = Object.freeze({});
 const NOT_FOUND: RouteMatch = Object.freeze({ kind: 'not_found' });
 
 function decodeParam(text: string): string {
