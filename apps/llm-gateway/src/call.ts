@@ -16,8 +16,13 @@ import type { ApiCaller } from './http/api-caller.js';
 import type { Dialect } from './http/dialect.js';
 import { errorBody, type GatewayError } from './http/errors.js';
 import { sendError, sendText, type Headers } from './http/respond.js';
-import { NO_PARAMS, type RouteParams } from './http/route-table.js';
 import type { Exchange } from './routes/exchange.js';
+
+/** A path's `:param` values by name (route-table.ts), decoded. */
+export type RouteParams = Readonly<Record<string, string>>;
+
+/** The params of every exact path: one shared frozen object, so matching allocates nothing. */
+export const NO_PARAMS: RouteParams = Object.freeze({});
 
 export class Call {
   /** The path's `:param` value (decoded), empty for exact paths. */

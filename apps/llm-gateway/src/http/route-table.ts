@@ -10,7 +10,7 @@
  * shared frozen empty object for exact routes, so matching allocates nothing.
  */
 import type { IncomingMessage } from 'node:http';
-import type { Call } from '../call.js';
+import { NO_PARAMS, type Call, type RouteParams } from '../call.js';
 import type { GatewayContext } from '../context.js';
 import { adminKeyError } from './admin-auth.js';
 import type { ApiCaller } from './api-caller.js';
@@ -27,8 +27,6 @@ import type { GatewayError } from './errors.js';
  * admin key, shows next to the admin API: health and the alias states).
  */
 export type RouteAuth = 'none' | 'api_key' | 'admin' | 'master_key' | 'api_key_or_admin';
-
-export type RouteParams = Readonly<Record<string, string>>;
 
 /** A route's handler: the call holds the request, its response, id, params and caller (call.ts). */
 export type RouteHandler = (call: Call) => void | Promise<void>;
@@ -72,8 +70,6 @@ export type RouteMatch =
   | { readonly kind: 'method_not_allowed'; readonly allow: string }
   | { readonly kind: 'not_found' };
 
-/** The params of every exact path: one shared frozen object, so matching allocates nothing. */
-export const NO_PARAMS: RouteParams = Object.freeze({});
 const NOT_FOUND: RouteMatch = Object.freeze({ kind: 'not_found' });
 
 function decodeParam(text: string): string {
