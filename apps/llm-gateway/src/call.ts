@@ -15,6 +15,7 @@ import type { GatewayContext } from './context.js';
 import type { ApiCaller } from './http/api-caller.js';
 import type { Dialect } from './http/dialect.js';
 import { errorBody, type GatewayError } from './http/errors.js';
+import { requestIdOf } from './http/request-id.js';
 import { sendError, sendText, type Headers } from './http/respond.js';
 import type { Exchange } from './routes/exchange.js';
 
@@ -34,15 +35,18 @@ export class Call {
   /** Set on an inbound API's route: the request is counted, recorded and logged as one of that API's. */
   exchange: Exchange | undefined = undefined;
 
+  /** X-Request-Id: the client's when sane, else generated (http/request-id.ts); it names the request on every header, line and record. */
+  readonly id: string;
+
   constructor(
     readonly ctx: GatewayContext,
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
-    /** X-Request-Id: the client's when sane, else generated (http/request-id.ts). */
-    readonly id: string,
     /** `performance.now()` when the request arrived. */
     readonly startedAt: number,
-  ) {}
+  ) {
+    this.id = requestIdOf(req.headers['x-request-id']);
+  }
 
   /** A fresh object with the gateway's headers, for an answer this call writes. */
   headers(): Headers {

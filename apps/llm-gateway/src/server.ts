@@ -12,7 +12,6 @@ import type { GatewayContext } from './context.js';
 import { finishCall } from './finish-call.js';
 import { errorBody, gatewayError } from './http/errors.js';
 import type { CorsPolicy } from './http/cors.js';
-import { requestIdOf } from './http/request-id.js';
 import { authVerdict, isRefusal, type RouteTable } from './http/route-table.js';
 import { Exchange } from './routes/exchange.js';
 import type { InboundRoute } from './routes/inbound-api.js';
@@ -73,7 +72,7 @@ function dispatch(call: Call, table: RouteTable): void | Promise<void> {
  * was sent), never a crash; the call is finished either way.
  */
 async function handle(ctx: GatewayContext, table: RouteTable, req: IncomingMessage, res: ServerResponse, startedAt: number): Promise<void> {
-  const call = new Call(ctx, req, res, requestIdOf(req.headers['x-request-id']), startedAt);
+  const call = new Call(ctx, req, res, startedAt);
   try {
     await dispatch(call, table);
   } catch (error) {
