@@ -23,11 +23,14 @@ import { aliasRefusal } from './key-policy.js';
 import { MESSAGES } from './messages.js';
 import { exchangeOf, guardedBody } from './routed-pipeline.js';
 
-/** Anthropic's dialect, as on `/v1/messages`; its own route and `api` on the log line, the record and the metrics. */
+/**
+ * Anthropic's dialect, as on `/v1/messages`; its own route and `api` on the
+ * log line, the record and the metrics; no `operation`: it routes nothing, so
+ * it is not traced.
+ */
 export const COUNT_TOKENS: InboundRoute = {
   path: '/v1/messages/count_tokens',
   api: 'count_tokens',
-  operation: 'chat',
   requestIdHeaders: MESSAGES.requestIdHeaders,
   encodeError: MESSAGES.encodeError,
 };

@@ -23,6 +23,11 @@ export interface InboundRoute extends Dialect {
   /** The route, as the log line names it (`/v1/chat/completions`). */
   readonly path: string;
   readonly api: InboundApi;
-  /** What the router is asked for; it also picks the alias a request without `model` gets. */
-  readonly operation: Operation;
+  /**
+   * What the router is asked for; it also picks the alias a request without
+   * `model` gets. Absent on a route that calls no router (count_tokens): its
+   * requests are not traced, since a trace is a request's routing (a SERVER
+   * span over the upstream calls' CLIENT spans).
+   */
+  readonly operation?: Operation | undefined;
 }

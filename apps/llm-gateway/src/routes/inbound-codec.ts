@@ -16,7 +16,7 @@
  * holds. A codec in the router's dialect passes them through (the parsed body
  * itself, the upstream's text, `data: <event>`): no second parse or serialise.
  */
-import type { JsonResult, NativeOnlyPart, RouterRequest, SourceRequest, StreamResult, UpstreamErrorResult } from '@mana/llm-router';
+import type { JsonResult, NativeOnlyPart, Operation, RouterRequest, SourceRequest, StreamResult, UpstreamErrorResult } from '@mana/llm-router';
 import type { GatewayError, GatewayErrorCode } from '../http/errors.js';
 import type { JsonBody } from '../http/read-json-body.js';
 import type { RelayedBody } from '../http/upstream-error-body.js';
@@ -66,6 +66,8 @@ export interface StreamEncoder {
 }
 
 export interface InboundCodec extends InboundRoute {
+  /** What the router is asked for; it also picks the alias a request without `model` gets. */
+  readonly operation: Operation;
   /**
    * The parsed JSON body (already size-, UTF-8- and depth-checked) → the router's request body.
    * `body` (its text) is there for a codec that keeps the client's own request (`Decoded.source`).
