@@ -1,6 +1,6 @@
 /**
  * What the routes share: the router, metrics, logger, options and process state.
- * Built once in `gateway.ts`; routes take it as their first argument.
+ * Built once in `gateway.ts`; a handler reaches it as `call.ctx` (call.ts).
  */
 import type { ReloadResult, Router } from '@mana/llm-router';
 import type { SharedState } from '@mana/llm-shared-state';

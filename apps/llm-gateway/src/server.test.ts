@@ -9,8 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG_PATH, DEFAULT_MAX_BODY_BYTES } from './cli.js';
 import { startGateway, type Gateway } from './gateway.js';
 import { createLogger } from './logging.js';
+import type { Dialect } from './http/dialect.js';
 import { RouteTable } from './http/route-table.js';
 import { bindGatewayServer, createGatewayServer } from './server.js';
+
+/** An API with an error shape and a request-id header of its own. */
+const SHAPED: Dialect = { requestIdHeaders: ['request-id'], encodeError: (error) => JSON.stringify({ shaped: error.code }) };
 
 let gateway: Gateway;
 let server: Server;
@@ -43,8 +47,9 @@ beforeAll(async () => {
   const table = new RouteTable([
     { method: 'GET', path: '/throws', auth: 'none', handler: () => { throw new Error('boom'); } },
     { method: 'GET', path: '/rejects', auth: 'none', handler: async () => { await Promise.reject(new TypeError('late boom')); } },
-    { method: ['GET', 'DELETE'], path: '/keyed', auth: 'api_key', handler: (ctx, _req, res) => { res.end('in'); } },
-    { method: 'POST', path: '/admin/thing', auth: 'admin', handler: (ctx, _req, res) => { res.end('admin in'); } },
+    { method: 'GET', path: '/throws-in-dialect', auth: 'api_key', dialect: SHAPED, handler: () => { throw new Error('boom'); } },
+    { method: ['GET', 'DELETE'], path: '/keyed', auth: 'api_key', handler: (call) => { call.res.end('in'); } },
+    { method: 'POST', path: '/admin/thing', auth: 'admin', handler: (call) => { call.res.end('admin in'); } },
   ]);
   server = createGatewayServer(gateway.context, 30_000, table);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,6 +73,17 @@ describe('dispatch through the route table', () => {
     }
     const after = await fetch(`${url}/keyed`, { headers: { authorization: 'Bearer client-key' } });
     expect(await after.text()).toBe('in');
+  });
+
+  it("a route's dialect shapes every error it answers, the auth step's refusal and the funnel's 500, with its request-id header", async () => {
+    const refused = await fetch(`${url}/throws-in-dialect`, { headers: { 'x-request-id': 'shaped-401' } });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ shaped: 'missing_api_key' });
+    expect(refused.headers.get('request-id')).toBe('shaped-401');
+    const failed = await fetch(`${url}/throws-in-dialect`, { headers: { authorization: 'Bearer client-key', 'x-request-id': 'shaped-500' } });
+    expect(failed.status).toBe(500);
+    expect(await failed.json()).toEqual({ shaped: 'internal_error' });
+    expect([failed.headers.get('x-request-id'), failed.headers.get('request-id')]).toEqual(['shaped-500', 'shaped-500']);
   });
 
   it('the auth step runs before the handler: 401 without a key, the handler with one', async () => {

@@ -1,17 +1,20 @@
 /**
  * The HTTP server: raw node:http (no framework on the hot path), timeouts so a
  * slow or broken client cannot hold a connection, and dispatch through the
- * route table (`routes/gateway-routes.ts`) with one error funnel.
+ * route table (`routes/gateway-routes.ts`): each request one Call (call.ts),
+ * its handler run in the gateway's only try/catch, the call finished in its
+ * `finally` (finish-call.ts).
  */
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { Call } from './call.js';
 import type { GatewayContext } from './context.js';
-import { errorBody, gatewayError, type GatewayError } from './http/errors.js';
+import { finishCall } from './finish-call.js';
+import { errorBody, gatewayError } from './http/errors.js';
 import type { CorsPolicy } from './http/cors.js';
-import { requestIdOf } from './http/request-id.js';
-import { sendError, type Headers } from './http/respond.js';
-import { authVerdict, isRefusal, type RouteMatch, type RouteTable } from './http/route-table.js';
-import { requestLogLine } from './logging.js';
+import { authVerdict, isRefusal, type RouteTable } from './http/route-table.js';
+import { Exchange } from './routes/exchange.js';
+import type { InboundRoute } from './routes/inbound-api.js';
 import { gatewayRouteTable } from './routes/gateway-routes.js';
 import { pathOf } from './http/url.js';
 
@@ -23,45 +26,6 @@ export const SERVER_TIMEOUTS = {
 
 const MAX_HEADER_BYTES = 32 * 1024; // 32 KB of request headers
 
-/** A route matched, or a request already answered (404, 405, refused by auth), logged by its route or not. */
-type Admission = Extract<RouteMatch, { kind: 'route' }> | 'answered' | 'answered_and_logged';
-
-/** Matches the route; answers 404 and 405 itself. */
-function matchRoute(ctx: GatewayContext, table: RouteTable, req: IncomingMessage, res: ServerResponse, requestId: string, path: string): Admission {
-  const method = req.method ?? '';
-  const match = table.match(method, path);
-  if (match.kind === 'not_found') {
-    sendError(res, ctx.state, gatewayError('not_found', `No route for ${method} ${path.slice(0, 200)}.`), { 'x-request-id': requestId });
-    return 'answered';
-  }
-  if (match.kind === 'method_not_allowed') {
-    sendError(res, ctx.state, gatewayError('method_not_allowed', `Use ${match.allow} on this path.`), {
-      'x-request-id': requestId,
-      allow: match.allow,
-    });
-    return 'answered';
-  }
-  return match;
-}
-
-/** Answers a request its route's auth step refused: the route's own way, or the plain error answer. */
-function refuse(
-  ctx: GatewayContext,
-  match: Extract<RouteMatch, { kind: 'route' }>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  requestId: string,
-  startedAt: number,
-  refusal: GatewayError,
-): Admission {
-  if (match.route.refused === undefined) {
-    sendError(res, ctx.state, refusal, { 'x-request-id': requestId });
-    return 'answered';
-  }
-  match.route.refused(ctx, req, res, requestId, startedAt, refusal);
-  return match.route.logsItself === true ? 'answered_and_logged' : 'answered';
-}
-
 /** CORS (only when configured): answers a preflight (true), or adds the headers of an actual response. */
 function answeredByCors(cors: CorsPolicy, table: RouteTable, req: IncomingMessage, res: ServerResponse, path: string): boolean {
   const origin = req.headers.origin;
@@ -71,46 +35,55 @@ function answeredByCors(cors: CorsPolicy, table: RouteTable, req: IncomingMessag
   return false;
 }
 
+/** A request of an inbound API: counted as started, its SERVER span opened when it routes (tracing on). */
+function openExchange(call: Call, inbound: InboundRoute): Exchange {
+  const ex = new Exchange(call.id, call.startedAt, inbound, call.caller);
+  const { operation } = inbound;
+  // The route is only built while tracing is on: the optional call skips its arguments otherwise.
+  if (operation !== undefined) ex.trace = call.ctx.tracing?.requestStarted(call.req, { path: inbound.path, api: inbound.api, operation }, call.id, call.startedAt);
+  call.ctx.metrics.requestStarted();
+  return ex;
+}
+
 /**
- * The error funnel: whatever a route throws becomes a 500 internal_error with
- * X-Request-Id (or a closed connection once the head was sent), never a crash.
+ * Matching (404, 405 with the table's Allow), the auth step, then the
+ * handler. A request of an inbound API gets its exchange before the auth step
+ * answers, so that a refused one is counted and logged like any other.
+ */
+function dispatch(call: Call, table: RouteTable): void | Promise<void> {
+  const { ctx, req } = call;
+  const path = pathOf(req.url);
+  if (ctx.cors !== undefined && answeredByCors(ctx.cors, table, req, call.res, path)) return;
+  const method = req.method ?? '';
+  const match = table.match(method, path);
+  if (match.kind === 'not_found') return call.error(gatewayError('not_found', `No route for ${method} ${path.slice(0, 200)}.`));
+  if (match.kind === 'method_not_allowed') return call.error(gatewayError('method_not_allowed', `Use ${match.allow} on this path.`), { allow: match.allow });
+  const { route, params } = match;
+  call.params = params;
+  call.dialect = route.inbound ?? route.dialect;
+  const verdict = authVerdict(ctx, route.auth, req);
+  if (!isRefusal(verdict)) call.caller = verdict;
+  if (route.inbound !== undefined) call.exchange = openExchange(call, route.inbound);
+  if (isRefusal(verdict)) return call.error(verdict);
+  return route.handler(call);
+}
+
+/**
+ * The error funnel: whatever a route throws becomes a 500 internal_error in
+ * the route's dialect with X-Request-Id (or a closed connection once the head
+ * was sent), never a crash; the call is finished either way.
  */
 async function handle(ctx: GatewayContext, table: RouteTable, req: IncomingMessage, res: ServerResponse, startedAt: number): Promise<void> {
-  let requestId = '';
-  const path = pathOf(req.url);
-  let admission: Admission = 'answered';
+  const call = new Call(ctx, req, res, startedAt);
   try {
-    requestId = requestIdOf(req.headers['x-request-id']);
-    if (ctx.cors === undefined || !answeredByCors(ctx.cors, table, req, res, path)) {
-      admission = matchRoute(ctx, table, req, res, requestId, path);
-    }
-    if (typeof admission === 'object') {
-      // The auth step: a refusal is answered here, a pass hands the handler its caller.
-      const verdict = authVerdict(ctx, admission.route.auth, req);
-      if (isRefusal(verdict)) admission = refuse(ctx, admission, req, res, requestId, startedAt, verdict);
-      else await admission.route.handler(ctx, req, res, requestId, admission.params, startedAt, verdict);
-    }
+    await dispatch(call, table);
   } catch (error) {
-    ctx.logger.error({ req_id: requestId || undefined, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unhandled route error');
-    // The id lets an operator find this request's log line; it is known unless requestIdOf itself threw.
-    const headers: Headers = requestId === '' ? {} : { 'x-request-id': requestId };
-    if (!res.headersSent) sendError(res, ctx.state, gatewayError('internal_error', 'The gateway could not process the request.'), headers);
-    else res.destroy();
-    return;
-  }
-  const loggedByRoute =
-    admission === 'answered_and_logged' || (typeof admission === 'object' && admission.route.logsItself === true);
-  if (!loggedByRoute && ctx.logger.isLevelEnabled('debug')) {
-    ctx.logger.debug(
-      requestLogLine({
-        requestId,
-        method: req.method ?? '',
-        path: path.slice(0, 200),
-        status: res.statusCode,
-        durationMs: performance.now() - startedAt,
-      }),
-      'request',
-    );
+    ctx.logger.error({ req_id: call.id, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unhandled route error');
+    if (!res.headersSent) call.error(gatewayError('internal_error', 'The gateway could not process the request.'));
+    else if (!res.writableEnded) res.destroy();
+    if (call.exchange !== undefined) call.exchange.status ||= 500;
+  } finally {
+    finishCall(call);
   }
 }
 

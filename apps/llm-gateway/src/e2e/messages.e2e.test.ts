@@ -399,6 +399,46 @@ describe('POST /v1/messages/count_tokens', () => {
     expect(refused.status).toBe(401);
     expect(await refused.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
   });
+
+  it('each count is a request of its own inbound API, count_tokens: in mana_llm_requests_total, on a log line and a usage record, refusals too; nothing routed', async () => {
+    const counted = await post('/v1/messages/count_tokens', { model: 'mana/fast-text', messages: USER }, { 'x-request-id': 'count-1' });
+    const refused = await post('/v1/messages/count_tokens', { messages: USER }, { 'x-api-key': 'wrong', 'x-request-id': 'count-refused-1' });
+    expect([counted.status, refused.status]).toEqual([200, 401]);
+    // Answered as before: the ids, no X-Mana-LLM-* (nothing was resolved).
+    expect(counted.headers.get('request-id')).toBe('count-1');
+    expect(refused.headers.get('request-id')).toBe('count-refused-1');
+    expect(counted.headers.get('x-mana-llm-resolved')).toBeNull();
+    await Promise.all([counted.text(), refused.text()]);
+
+    const line = await gw.waitForLog((l) => l.msg === 'request' && l.req_id === 'count-1');
+    expect(line).toMatchObject({ level: 'info', api: 'count_tokens', method: 'POST', path: '/v1/messages/count_tokens', status: 200, model: 'mana/fast-text' });
+    expect(line).not.toHaveProperty('target');
+    expect(line).not.toHaveProperty('tokens');
+    expect(await gw.waitForLog((l) => l.msg === 'request' && l.req_id === 'count-refused-1')).toMatchObject({ api: 'count_tokens', status: 401, code: 'invalid_api_key' });
+
+    const deadline = Date.now() + 8_000;
+    let stored: Json[] = [];
+    while (Date.now() < deadline) {
+      const res = await fetch(`${gw.url}/admin/usage/requests?limit=100`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      stored = ((await res.json()) as Json).data;
+      if (['count-1', 'count-refused-1'].every((id) => stored.some((r) => r.request_id === id))) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(stored.find((r) => r.request_id === 'count-1')).toMatchObject({
+      api: 'count_tokens',
+      model: 'mana/fast-text',
+      alias: null,
+      target: null,
+      status: 200,
+      prompt_tokens: null,
+      key: expect.stringMatching(/^k:[0-9a-f]{12}$/),
+    });
+    expect(stored.find((r) => r.request_id === 'count-refused-1')).toMatchObject({ api: 'count_tokens', status: 401, code: 'invalid_api_key' });
+
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).toMatch(/mana_llm_requests_total\{api="count_tokens",alias="none",target="none",status="200"\} [1-9]\d*\n/);
+    expect(metrics).toMatch(/mana_llm_requests_total\{api="count_tokens",alias="none",target="none",status="401"\} [1-9]\d*\n/);
+  });
 });
 
 describe('the inbound API on records, log lines and metrics; chat completions unchanged', () => {

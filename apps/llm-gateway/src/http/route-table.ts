@@ -9,11 +9,14 @@
  * Hot path: an exact path is one Map lookup plus one per method; params are a
  * shared frozen empty object for exact routes, so matching allocates nothing.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { NO_PARAMS, type Call, type RouteParams } from '../call.js';
 import type { GatewayContext } from '../context.js';
 import { adminKeyError } from './admin-auth.js';
 import type { ApiCaller } from './api-caller.js';
 import { checkApiKey } from './auth.js';
+import type { InboundRoute } from '../routes/inbound-api.js';
+import type { Dialect } from './dialect.js';
 import type { GatewayError } from './errors.js';
 
 /**
@@ -25,25 +28,8 @@ import type { GatewayError } from './errors.js';
  */
 export type RouteAuth = 'none' | 'api_key' | 'admin' | 'master_key' | 'api_key_or_admin';
 
-export type RouteParams = Readonly<Record<string, string>>;
-
-/**
- * A route's handler. Positional arguments rather than one object so that a
- * request allocates nothing to reach its handler. `params` holds the path's
- * `:param` value (decoded), empty for exact paths; `startedAt` is
- * `performance.now()` when the request arrived; `caller` is who the API key
- * names (null on routes without the api_key step, with auth off, and for the
- * admin key).
- */
-export type RouteHandler = (
-  ctx: GatewayContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  requestId: string,
-  params: RouteParams,
-  startedAt: number,
-  caller: ApiCaller | null,
-) => void | Promise<void>;
+/** A route's handler: the call holds the request, its response, id, params and caller (call.ts). */
+export type RouteHandler = (call: Call) => void | Promise<void>;
 
 export interface Route {
   /** One method or several (e.g. GET and HEAD for probes). */
@@ -57,13 +43,13 @@ export interface Route {
   readonly auth: RouteAuth;
   readonly handler: RouteHandler;
   /**
-   * Answers a request the auth step refused, instead of the plain error answer:
-   * for a route that records every request it receives (chat completions
-   * counts and logs its 401s like its other answers).
+   * Set on a route of an inbound API (chat completions, messages, count_tokens, …):
+   * every request it receives, refusals of the auth step included, is answered
+   * in its dialect and counted, recorded and logged as one of that API's.
    */
-  readonly refused?: (ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string, startedAt: number, error: GatewayError) => void;
-  /** True when the handler writes its own request log line (the server logs the others at debug). */
-  readonly logsItself?: boolean;
+  readonly inbound?: InboundRoute;
+  /** The shape of this route's errors (auth refusals included) when it is not OpenAI's: LiteLLM's, the Responses API's. */
+  readonly dialect?: Dialect;
 }
 
 /** The routes of one path, by method. */
@@ -84,7 +70,6 @@ export type RouteMatch =
   | { readonly kind: 'method_not_allowed'; readonly allow: string }
   | { readonly kind: 'not_found' };
 
-const NO_PARAMS: RouteParams = Object.freeze({});
 const NOT_FOUND: RouteMatch = Object.freeze({ kind: 'not_found' });
 
 function decodeParam(text: string): string {

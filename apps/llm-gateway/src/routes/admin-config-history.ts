@@ -120,12 +120,12 @@ async function rollback(ctx: GatewayContext, req: IncomingMessage): Promise<Answ
 }
 
 export const CONFIG_HISTORY_ROUTES: readonly Route[] = [
-  { method: 'GET', path: HISTORY, auth: 'admin', handler: (ctx, req, res, requestId) => answerAdmin(ctx, req, res, requestId, () => listHistory(ctx, req)) },
+  { method: 'GET', path: HISTORY, auth: 'admin', handler: (call) => answerAdmin(call, () => listHistory(call.ctx, call.req)) },
   {
     method: 'GET',
     path: `${HISTORY}/:version`,
     auth: 'admin',
-    handler: (ctx, req, res, requestId, params) => answerAdmin(ctx, req, res, requestId, () => showVersion(ctx, params.version!)),
+    handler: (call) => answerAdmin(call, () => showVersion(call.ctx, call.params.version!)),
   },
-  { method: 'POST', path: '/admin/config/rollback', auth: 'admin', handler: (ctx, req, res, requestId) => answerAdmin(ctx, req, res, requestId, () => rollback(ctx, req)) },
+  { method: 'POST', path: '/admin/config/rollback', auth: 'admin', handler: (call) => answerAdmin(call, () => rollback(call.ctx, call.req)) },
 ];

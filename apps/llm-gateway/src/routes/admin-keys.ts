@@ -7,7 +7,8 @@
  * Answers are never cached (`Cache-Control: no-store`): two of them carry a secret.
  * The work is in ../admin/key-operations.ts.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { Call } from '../call.js';
 import type { GatewayContext } from '../context.js';
 import { AdminFailure } from '../admin/admin-failure.js';
 import { createKey, deleteKey, getKey, listKeys, patchKey, rotateServiceKey, type KeyAnswer, type KeyContext } from '../admin/key-operations.js';
@@ -22,9 +23,9 @@ function keyContext(ctx: GatewayContext): KeyContext {
   return { keys: ctx.serviceKeys, config: () => ctx.router.config, shared: ctx.serviceKeys.store?.kind === 'postgres' };
 }
 
-function answer(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string, work: (keys: KeyContext) => Promise<KeyAnswer> | KeyAnswer): Promise<void> {
-  res.setHeader('cache-control', 'no-store');
-  return answerAdmin(ctx, req, res, requestId, async () => work(keyContext(ctx)));
+function answer(call: Call, work: (keys: KeyContext) => Promise<KeyAnswer> | KeyAnswer): Promise<void> {
+  call.res.setHeader('cache-control', 'no-store');
+  return answerAdmin(call, async () => work(keyContext(call.ctx)));
 }
 
 /** The id from the raw path (not the table's decoded param: `%2F` must not become a slash). */
@@ -41,31 +42,31 @@ async function optionalBody(req: IncomingMessage): Promise<unknown> {
 }
 
 export const ADMIN_KEY_ROUTES: readonly Route[] = [
-  { method: 'GET', path: KEYS, auth: 'admin', handler: (ctx, req, res, requestId) => answer(ctx, req, res, requestId, (keys) => listKeys(keys)) },
+  { method: 'GET', path: KEYS, auth: 'admin', handler: (call) => answer(call, (keys) => listKeys(keys)) },
   {
     method: 'POST',
     path: KEYS,
     auth: 'admin',
-    handler: (ctx, req, res, requestId) => answer(ctx, req, res, requestId, async (keys) => createKey(keys, await adminBody(req))),
+    handler: (call) => answer(call, async (keys) => createKey(keys, await adminBody(call.req))),
   },
-  { method: 'GET', path: `${KEYS}/:id`, auth: 'admin', handler: (ctx, req, res, requestId) => answer(ctx, req, res, requestId, (keys) => getKey(keys, idOf(req))) },
+  { method: 'GET', path: `${KEYS}/:id`, auth: 'admin', handler: (call) => answer(call, (keys) => getKey(keys, idOf(call.req))) },
   {
     method: 'PATCH',
     path: `${KEYS}/:id`,
     auth: 'admin',
-    handler: (ctx, req, res, requestId) => answer(ctx, req, res, requestId, async (keys) => patchKey(keys, idOf(req), await adminBody(req))),
+    handler: (call) => answer(call, async (keys) => patchKey(keys, idOf(call.req), await adminBody(call.req))),
   },
-  { method: 'DELETE', path: `${KEYS}/:id`, auth: 'admin', handler: (ctx, req, res, requestId) => answer(ctx, req, res, requestId, (keys) => deleteKey(keys, idOf(req))) },
+  { method: 'DELETE', path: `${KEYS}/:id`, auth: 'admin', handler: (call) => answer(call, (keys) => deleteKey(keys, idOf(call.req))) },
   {
     // The table's :param takes the rest of the path, so /admin/keys/{id}/rotate arrives here.
     method: 'POST',
     path: `${KEYS}/:id`,
     auth: 'admin',
-    handler: (ctx, req, res, requestId) =>
-      answer(ctx, req, res, requestId, async (keys) => {
-        const rest = idOf(req);
+    handler: (call) =>
+      answer(call, async (keys) => {
+        const rest = idOf(call.req);
         if (!rest.endsWith(ROTATE)) throw new AdminFailure('method_not_allowed', 'Use GET, PATCH or DELETE on /admin/keys/{id}, and POST on /admin/keys/{id}/rotate.');
-        return rotateServiceKey(keys, rest.slice(0, -ROTATE.length), await optionalBody(req));
+        return rotateServiceKey(keys, rest.slice(0, -ROTATE.length), await optionalBody(call.req));
       }),
   },
 ];

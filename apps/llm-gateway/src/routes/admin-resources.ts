@@ -7,7 +7,8 @@
  * `If-Match` (412 version_conflict). The work is done in ../admin/; these are
  * the route table's handlers.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { Call } from '../call.js';
 import type { GatewayContext } from '../context.js';
 import { AdminFailure, isAdminFailure } from '../admin/admin-failure.js';
 import { deleteAlias, getAlias, listAliases, patchAlias, putAlias, type Answer } from '../admin/alias-operations.js';
@@ -18,45 +19,37 @@ import { nameFromPath, type ResourceKind } from '../admin/names.js';
 import { deleteProvider, getProvider, listProviders, patchProvider, putProvider } from '../admin/provider-operations.js';
 import { BodyTooLarge, readJsonBody } from '../admin/read-json.js';
 import { presentedKeyFingerprint } from '../http/admin-auth.js';
-import type { GatewayError } from '../http/errors.js';
 import { discardBodyThenClose } from '../http/linger.js';
-import { sendError, sendJson, type Headers } from '../http/respond.js';
 import type { Route, RouteHandler } from '../http/route-table.js';
 import { isJsonContentType } from '../http/request-headers.js';
 import { pathOf } from '../http/url.js';
 
-/** How a refusal is written: the gateway's OpenAI-shaped error, or another API's shape (LiteLLM's). */
-export type FailureWriter = (ctx: GatewayContext, res: ServerResponse, error: GatewayError, headers: Headers) => void;
-
-const sendGatewayError: FailureWriter = (ctx, res, error, headers) => sendError(res, ctx.state, error, headers);
-
-/** Runs `work` and answers with its result (ETag included for a config resource) or its refusal. */
-export async function answerAdmin(
-  ctx: GatewayContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  requestId: string,
-  work: () => Promise<Answer | KeyAnswer>,
-  sendFailure: FailureWriter = sendGatewayError,
-): Promise<void> {
-  const headers: Headers = { 'x-request-id': requestId };
+/**
+ * Runs `work` and answers with its result (ETag included for a config
+ * resource) or its refusal, in the route's dialect; anything else it throws
+ * goes on to the server's error funnel (a 500).
+ */
+export async function answerAdmin(call: Call, work: () => Promise<Answer | KeyAnswer>): Promise<void> {
+  let answer: Answer | KeyAnswer;
   try {
-    const answer = await work();
-    // Config resources carry the config version; service keys are not part of the config.
-    if ('version' in answer) headers.etag = etagOf(answer.version);
-    sendJson(res, ctx.state, answer.status, answer.body, headers);
+    answer = await work();
   } catch (error) {
-    if (!isAdminFailure(error)) throw error; // the server's error funnel answers 500
-    if (error.error.code === 'client_closed_request') return;
-    if (error instanceof BodyTooLarge) {
-      // Answer and close; the rest of the body is read and discarded for a bounded while (linger.ts).
-      res.setHeader('connection', 'close');
-      sendFailure(ctx, res, error.error, headers);
-      discardBodyThenClose(req, res);
-      return;
-    }
-    sendFailure(ctx, res, error.error, headers);
+    if (!isAdminFailure(error)) throw error;
+    return refuse(call, error);
   }
+  // Config resources carry the config version; service keys are not part of the config.
+  call.json(answer.status, answer.body, 'version' in answer ? { etag: etagOf(answer.version) } : undefined);
+}
+
+function refuse(call: Call, failure: AdminFailure): void {
+  if (failure.error.code === 'client_closed_request') return;
+  if (failure instanceof BodyTooLarge) {
+    // Answer and close; the rest of the body is read and discarded for a bounded while (linger.ts).
+    call.error(failure.error, { connection: 'close' });
+    discardBodyThenClose(call.req, call.res);
+    return;
+  }
+  call.error(failure.error);
 }
 
 /** The JSON body of an admin write. */
@@ -85,7 +78,7 @@ function nameOf(req: IncomingMessage, prefix: string, kind: ResourceKind): strin
 type AdminWork = (ctx: GatewayContext, req: IncomingMessage, name: string) => Promise<Answer>;
 
 function item(kind: ResourceKind, prefix: string, work: AdminWork): RouteHandler {
-  return (ctx, req, res, requestId) => answerAdmin(ctx, req, res, requestId, async () => work(ctx, req, nameOf(req, prefix, kind)));
+  return (call) => answerAdmin(call, async () => work(call.ctx, call.req, nameOf(call.req, prefix, kind)));
 }
 
 const ALIASES = '/admin/aliases/';
@@ -97,8 +90,9 @@ export const ADMIN_RESOURCE_ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/admin/config',
     auth: 'admin',
-    handler: (ctx, req, res, requestId) =>
-      answerAdmin(ctx, req, res, requestId, async () => {
+    handler: (call) =>
+      answerAdmin(call, async () => {
+        const { ctx } = call;
         const current = await ctx.configStore.read();
         const loadedAt = new Date(ctx.router.config.loadedAt).toISOString();
         const text = redactedConfigText(current.text);
@@ -111,7 +105,7 @@ export const ADMIN_RESOURCE_ROUTES: readonly Route[] = [
         return { status: 200, body: { mode: 'shared', source: 'database', version: current.version, loaded_at: loadedAt, text, file }, version: current.version };
       }),
   },
-  { method: 'GET', path: '/admin/aliases', auth: 'admin', handler: (ctx, req, res, requestId) => answerAdmin(ctx, req, res, requestId, () => listAliases(ctx.configStore)) },
+  { method: 'GET', path: '/admin/aliases', auth: 'admin', handler: (call) => answerAdmin(call, () => listAliases(call.ctx.configStore)) },
   { method: 'GET', path: `${ALIASES}:name`, auth: 'admin', handler: item('alias', ALIASES, (ctx, _req, name) => getAlias(ctx.configStore, name)) },
   {
     method: 'PUT',
@@ -130,7 +124,7 @@ export const ADMIN_RESOURCE_ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/admin/providers',
     auth: 'admin',
-    handler: (ctx, req, res, requestId) => answerAdmin(ctx, req, res, requestId, () => listProviders(ctx.configStore, ctx.router.config)),
+    handler: (call) => answerAdmin(call, () => listProviders(call.ctx.configStore, call.ctx.router.config)),
   },
   { method: 'GET', path: `${PROVIDERS}:name`, auth: 'admin', handler: item('provider', PROVIDERS, (ctx, _req, name) => getProvider(ctx.configStore, ctx.router.config, name)) },
   {

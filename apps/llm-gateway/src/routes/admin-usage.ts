@@ -4,7 +4,7 @@
  * value each) and bound as parameters by the store, so a bad filter is a 400
  * `invalid_usage_query` naming the parameter, never a 5xx or an injected query.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Call } from '../call.js';
 import { paramsOf } from '../http/url.js';
 import {
   isUsageQueryError,
@@ -17,7 +17,6 @@ import {
 } from '@mana/llm-usage-store';
 import type { GatewayContext } from '../context.js';
 import { gatewayError, type GatewayError } from '../http/errors.js';
-import { sendError, sendJson } from '../http/respond.js';
 
 /** The summary's window when `since` is not given. */
 const DEFAULT_SUMMARY_WINDOW_MS = 86_400_000; // 24 h
@@ -112,36 +111,36 @@ export function usageStoreFailure(ctx: GatewayContext, error: unknown, logMessag
   return gatewayError('usage_store_unavailable', 'The usage store cannot answer right now; see /v1/health.');
 }
 
-async function answer(ctx: GatewayContext, res: ServerResponse, requestId: string, work: () => Promise<unknown>): Promise<void> {
-  const headers = { 'x-request-id': requestId, 'cache-control': 'no-store' };
-  if (ctx.usageRecorder === undefined) {
-    return sendError(res, ctx.state, gatewayError('usage_disabled', 'Usage recording is off (--usage off).'), headers);
-  }
+async function answer(call: Call, work: () => Promise<unknown>): Promise<void> {
+  const { ctx } = call;
+  const noStore = { 'cache-control': 'no-store' };
+  if (ctx.usageRecorder === undefined) return call.error(gatewayError('usage_disabled', 'Usage recording is off (--usage off).'), noStore);
   let body: unknown;
   try {
     body = await work();
   } catch (error) {
-    return sendError(res, ctx.state, usageStoreFailure(ctx, error, 'usage query failed', requestId), headers);
+    return call.error(usageStoreFailure(ctx, error, 'usage query failed', call.id), noStore);
   }
-  sendJson(res, ctx.state, 200, body, headers);
+  call.json(200, body, noStore);
 }
 
-export function handleUsageRequests(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-  return answer(ctx, res, requestId, async () => pageJson(await ctx.usageRecorder!.store.requests(pageQuery(paramsOf(req)))));
+export function handleUsageRequests(call: Call): Promise<void> {
+  return answer(call, async () => pageJson(await call.ctx.usageRecorder!.store.requests(pageQuery(paramsOf(call.req)))));
 }
 
-export function handleUsageErrors(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-  return answer(ctx, res, requestId, async () => pageJson(await ctx.usageRecorder!.store.errors(pageQuery(paramsOf(req)))));
+export function handleUsageErrors(call: Call): Promise<void> {
+  return answer(call, async () => pageJson(await call.ctx.usageRecorder!.store.errors(pageQuery(paramsOf(call.req)))));
 }
 
-export function handleUsageSummary(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-  return answer(ctx, res, requestId, async () => {
-    const params = paramsOf(req);
+export function handleUsageSummary(call: Call): Promise<void> {
+  return answer(call, async () => {
+    const params = paramsOf(call.req);
+    const store = call.ctx.usageRecorder!.store;
     const groupBy = (one(params, 'group_by') ?? 'alias') as SummaryGroup;
     if (!SUMMARY_GROUPS.includes(groupBy)) throw new BadParam('group_by', `group_by must be one of ${SUMMARY_GROUPS.join(', ')}.`);
     const until = time(params, 'until');
     const since = time(params, 'since') ?? (until ?? Date.now()) - DEFAULT_SUMMARY_WINDOW_MS;
-    const rows = await ctx.usageRecorder!.store.summary({ groupBy, since, until });
+    const rows = await store.summary({ groupBy, since, until });
     return {
       object: 'usage.summary',
       group_by: groupBy,

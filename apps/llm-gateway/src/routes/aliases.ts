@@ -1,10 +1,10 @@
 /** GET /v1/aliases: each alias with its kind (and space), strategy and chain, and each target's live state. */
-import type { ServerResponse } from 'node:http';
 import type { TargetView } from '@mana/llm-router';
+import type { Call } from '../call.js';
 import type { GatewayContext } from '../context.js';
-import { sendJson } from '../http/respond.js';
 
-export function handleAliases(ctx: GatewayContext, res: ServerResponse, requestId: string): void {
+export function handleAliases(call: Call): void {
+  const { ctx } = call;
   const data = ctx.router.aliases().map((a) => ({
     alias: a.alias,
     description: a.description,
@@ -22,7 +22,7 @@ export function handleAliases(ctx: GatewayContext, res: ServerResponse, requestI
       ...targetLoadJson(ctx, t),
     })),
   }));
-  sendJson(res, ctx.state, 200, { object: 'list', data }, { 'x-request-id': requestId });
+  call.json(200, { object: 'list', data });
 }
 
 /**

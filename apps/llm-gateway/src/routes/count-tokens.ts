@@ -3,50 +3,53 @@
  * request (without `max_tokens`: nothing is generated). N is the gateway's
  * estimate (the one context fit uses, @mana/llm-router's
  * estimatePromptTokens) of the prompt as the alias's first usable target
- * would get it; nothing is sent upstream. A service key's allow-list applies
- * as on `/v1/messages` (403 alias_not_allowed). The body passes the same guards as
+ * would get it (the router picks it by the attempt loop's own pre-call
+ * checks); nothing is sent upstream. A service key's allow-list applies as on
+ * `/v1/messages` (403 alias_not_allowed). The body passes the same guards as
  * `/v1/messages` and is decoded alike; whatever cannot be counted (a bad
  * body, an unknown model) is a 4xx in Anthropic's shape, never a 200 with a
  * made-up 0 (Claude Code's auto-compaction reads the figure).
+ *
+ * An inbound API of its own (`api: "count_tokens"`): each request is counted
+ * in the request metrics, recorded and logged like a routed one, with no
+ * alias or target (nothing was routed) and no tokens (nothing was billed).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRouterError, type TokenCount } from '@mana/llm-router';
 import { decodeCountTokensRequest } from '../anthropic/decode-messages.js';
-import type { GatewayContext } from '../context.js';
-import type { ApiCaller } from '../http/api-caller.js';
-import { fromRouterError, gatewayError, type GatewayError } from '../http/errors.js';
-import { sendJson } from '../http/respond.js';
-import { Exchange } from './exchange.js';
+import type { Call } from '../call.js';
+import { fromRouterError, gatewayError } from '../http/errors.js';
+import type { InboundRoute } from './inbound-api.js';
 import { aliasRefusal } from './key-policy.js';
 import { MESSAGES } from './messages.js';
-import { fail, guardedBody } from './routed-pipeline.js';
+import { exchangeOf, guardedBody } from './routed-pipeline.js';
 
-export async function handleCountTokens(
-  ctx: GatewayContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  requestId: string,
-  startedAt: number,
-  caller: ApiCaller | null,
-): Promise<void> {
-  const ex = new Exchange(requestId, startedAt, MESSAGES, caller);
-  const body = await guardedBody(MESSAGES, ctx, req, res, ex);
+/**
+ * Anthropic's dialect, as on `/v1/messages`; its own route and `api` on the
+ * log line, the record and the metrics; no `operation`: it routes nothing, so
+ * it is not traced.
+ */
+export const COUNT_TOKENS: InboundRoute = {
+  path: '/v1/messages/count_tokens',
+  api: 'count_tokens',
+  requestIdHeaders: MESSAGES.requestIdHeaders,
+  encodeError: MESSAGES.encodeError,
+};
+
+export async function handleCountTokens(call: Call): Promise<void> {
+  const ex = exchangeOf(call);
+  const body = await guardedBody(call, ex);
   if (body === undefined) return;
   const decoded = decodeCountTokensRequest(body.value, body);
-  if (!decoded.ok) return fail(MESSAGES, ctx, res, ex, gatewayError(decoded.error.code, decoded.error.message, { param: decoded.error.param }));
-  const refused = aliasRefusal(caller, decoded.model, 'chat');
-  if (refused !== undefined) return fail(MESSAGES, ctx, res, ex, refused);
+  if (!decoded.ok) return call.error(gatewayError(decoded.error.code, decoded.error.message, { param: decoded.error.param }));
+  ex.model = decoded.model === undefined ? undefined : decoded.model.slice(0, 200);
+  const refused = aliasRefusal(call.caller, decoded.model, 'chat');
+  if (refused !== undefined) return call.error(refused);
   let count: TokenCount;
   try {
-    count = ctx.router.countTokens({ model: decoded.model, operation: 'chat', body: decoded.body, source: decoded.source, nativeOnly: decoded.nativeOnly, stream: false });
+    count = call.ctx.router.countTokens({ model: decoded.model, operation: 'chat', body: decoded.body, source: decoded.source, nativeOnly: decoded.nativeOnly, stream: false });
   } catch (error) {
     if (!isRouterError(error)) throw error;
-    return fail(MESSAGES, ctx, res, ex, fromRouterError(error, decoded.model));
+    return call.error(fromRouterError(error, decoded.model));
   }
-  sendJson(res, ctx.state, 200, { input_tokens: count.inputTokens }, ex.headers());
-}
-
-/** A request the auth step refused, answered in Anthropic's shape like the rest of this route. */
-export function refuseCountTokens(ctx: GatewayContext, res: ServerResponse, requestId: string, startedAt: number, error: GatewayError): void {
-  fail(MESSAGES, ctx, res, new Exchange(requestId, startedAt, MESSAGES, null), error);
+  call.json(200, { input_tokens: count.inputTokens });
 }

@@ -7,10 +7,10 @@
  * Hashed assets (`assets/name-HASH.js`) are cached for a year; `index.html` is
  * revalidated on every load (ETag → 304), so a new build is picked up at once.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayContext } from '../context.js';
+import type { IncomingMessage } from 'node:http';
+import type { Call } from '../call.js';
 import { gatewayError } from '../http/errors.js';
-import { sendError, type Headers } from '../http/respond.js';
+import type { Headers } from '../http/respond.js';
 import type { Route } from '../http/route-table.js';
 import { pathOf } from '../http/url.js';
 import { lookupStatic, type StaticFile } from '../ui/static-folder.js';
@@ -54,7 +54,9 @@ function acceptsGzip(req: IncomingMessage): boolean {
   });
 }
 
-function sendFile(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, path: string, file: StaticFile): void {
+/** A file as it is, or 304: written here, not through call.text (a Buffer body, gzip, no body for HEAD and 304). */
+function sendFile(call: Call, path: string, file: StaticFile): void {
+  const { ctx, req, res } = call;
   const headers = securityHeaders();
   headers['cache-control'] = path.startsWith('assets/') ? IMMUTABLE : REVALIDATE;
   headers.etag = file.etag;
@@ -74,20 +76,13 @@ function sendFile(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-function handleUiFile(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string): void {
-  const headers = { ...securityHeaders(), 'x-request-id': requestId };
-  const files = ctx.dashboard;
-  if (files.kind === 'missing') {
-    sendError(res, ctx.state, gatewayError('not_found', `The dashboard is not built (${files.reason}).`), headers);
-    return;
-  }
+function handleUiFile(call: Call): void {
+  const files = call.ctx.dashboard;
+  if (files.kind === 'missing') return call.error(gatewayError('not_found', `The dashboard is not built (${files.reason}).`), securityHeaders());
   // The raw path, not the table's decoded param: an encoded `..` or slash must not become one.
-  const found = lookupStatic(files.folder, pathOf(req.url).slice(UI_PREFIX.length));
-  if (found === undefined) {
-    sendError(res, ctx.state, gatewayError('not_found', 'No such dashboard file.'), headers);
-    return;
-  }
-  sendFile(ctx, req, res, found.path, found.file);
+  const found = lookupStatic(files.folder, pathOf(call.req.url).slice(UI_PREFIX.length));
+  if (found === undefined) return call.error(gatewayError('not_found', 'No such dashboard file.'), securityHeaders());
+  sendFile(call, found.path, found.file);
 }
 
 export const DASHBOARD_ROUTES: readonly Route[] = [
@@ -95,7 +90,7 @@ export const DASHBOARD_ROUTES: readonly Route[] = [
     method: ['GET', 'HEAD'],
     path: '/ui',
     auth: 'none',
-    handler: (ctx, _req, res) => {
+    handler: ({ ctx, res }) => {
       const headers: Headers = { location: UI_PREFIX, 'content-length': 0 };
       if (ctx.state.draining) headers.connection = 'close';
       res.writeHead(308, headers);
@@ -103,5 +98,5 @@ export const DASHBOARD_ROUTES: readonly Route[] = [
     },
   },
   // The files are public (the app signs in with the admin key it then sends to the JSON APIs).
-  { method: ['GET', 'HEAD'], path: `${UI_PREFIX}:file`, auth: 'none', handler: (ctx, req, res, requestId) => handleUiFile(ctx, req, res, requestId) },
+  { method: ['GET', 'HEAD'], path: `${UI_PREFIX}:file`, auth: 'none', handler: handleUiFile },
 ];

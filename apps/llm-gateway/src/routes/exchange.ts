@@ -1,7 +1,10 @@
 /**
- * The record of one routed request (chat completion, embeddings, messages, responses), and what becomes of it when the
- * request ends: one metrics update, its SERVER span ended (while tracing is on), one usage record and one log line. What routing did comes in
- * one piece, the router's outcome; nothing here recounts or re-derives it.
+ * The record of one request of an inbound API (chat completions, embeddings,
+ * messages, responses, count_tokens), and what becomes of it when the request
+ * ends (the server finishes every call, finish-call.ts): one metrics update,
+ * its SERVER span ended (while tracing is on), one usage record and one log
+ * line. What routing did comes in one piece, the router's outcome; nothing
+ * here recounts or re-derives it.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Priority, RequestOutcome, Usage } from '@mana/llm-router';
@@ -14,7 +17,7 @@ import { requestLogLine } from '../logging.js';
 import { DIRECT_ALIAS_LABEL, NONE_LABEL } from '../metrics/metrics.js';
 import type { RequestTrace } from '../tracing/tracing.js';
 import { usageRecord } from '../usage/usage-record.js';
-import type { InboundCodec } from './inbound-codec.js';
+import type { InboundRoute } from './inbound-api.js';
 
 /** Everything one request learns on its way, for the response head, the log line and metrics. */
 export class Exchange {
@@ -38,7 +41,7 @@ export class Exchange {
     readonly requestId: string,
     readonly startedAt: number,
     /** The API it came through: its route and `api` name it on the log line, the record and the metrics. */
-    readonly codec: Pick<InboundCodec, 'path' | 'api' | 'requestIdHeaders'>,
+    readonly codec: Pick<InboundRoute, 'path' | 'api'>,
     /** Who its API key names (null with auth off, or refused): on the record, the log line and the key metric. */
     readonly caller: ApiCaller | null,
   ) {}
@@ -49,19 +52,19 @@ export class Exchange {
     this.code = 'client_closed_request';
   }
 
-  /** The `X-Request-Id` and `X-Mana-LLM-*` headers, from the outcome as the router reported it. */
-  headers(): Headers {
-    const headers: Headers = { 'x-request-id': this.requestId };
-    for (const name of this.codec.requestIdHeaders) headers[name] = this.requestId;
+  /**
+   * Adds the `X-Mana-LLM-*` headers, from the outcome as the router reported it
+   * (the call writes them with its X-Request-Id, call.ts).
+   */
+  addRoutingHeaders(headers: Headers): void {
     const o = this.outcome;
     if (o === undefined) {
       if (this.namedAlias !== undefined) headers['x-mana-llm-alias'] = this.namedAlias;
-      return headers;
+      return;
     }
     if (o.alias !== undefined) headers['x-mana-llm-alias'] = o.alias;
     if (o.target !== undefined) headers['x-mana-llm-resolved'] = o.target;
     if (o.attempts.length > 0) headers['x-mana-llm-attempts'] = o.upstreamCalls;
-    return headers;
   }
 }
 

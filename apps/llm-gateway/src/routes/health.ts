@@ -2,21 +2,21 @@
  * GET /v1/health: per provider health as the router's cache knows it.
  * Always 200: it reports, it doesn't fail (use /readyz for load balancers).
  */
-import type { ServerResponse } from 'node:http';
+import type { Call } from '../call.js';
 import type { GatewayContext } from '../context.js';
-import { sendJson } from '../http/respond.js';
 import { targetLoadJson } from './aliases.js';
 
 /**
  * POST /admin/health/probe: one probe round over every configured provider now
  * (each bounded by its probe timeout), then the same answer as GET /v1/health.
  */
-export async function handleProbeNow(ctx: GatewayContext, res: ServerResponse, requestId: string): Promise<void> {
-  await ctx.router.probeNow();
-  handleHealth(ctx, res, requestId);
+export async function handleProbeNow(call: Call): Promise<void> {
+  await call.ctx.router.probeNow();
+  handleHealth(call);
 }
 
-export function handleHealth(ctx: GatewayContext, res: ServerResponse, requestId: string): void {
+export function handleHealth(call: Call): void {
+  const { ctx } = call;
   const providers = ctx.router.health().map((p) => ({
     provider: p.provider,
     type: p.type,
@@ -39,12 +39,10 @@ export function handleHealth(ctx: GatewayContext, res: ServerResponse, requestId
   const targets = chainTargets(ctx);
   // Shared state degraded: requests still flow on this replica's own health state, but it no longer hears the others.
   const status = providerStatus === 'ok' && (usage.status === 'failing' || shared.state === 'degraded') ? 'degraded' : providerStatus;
-  sendJson(
-    res,
-    ctx.state,
+  call.json(
     200,
     { status, checked_at: new Date().toISOString(), config: { source: ctx.router.config.source, loaded_at: new Date(ctx.router.config.loadedAt).toISOString() }, providers, targets, usage, shared },
-    { 'x-request-id': requestId, 'cache-control': 'no-store' },
+    { 'cache-control': 'no-store' },
   );
 }
 

@@ -22,7 +22,7 @@ import type { JsonBody } from '../http/read-json-body.js';
 import type { RelayedBody } from '../http/upstream-error-body.js';
 import type { Validation } from '../http/validate-chat.js';
 import type { ClientToolName } from '../responses/tool-namespaces.js';
-import type { InboundApi } from './inbound-api.js';
+import type { InboundRoute } from './inbound-api.js';
 
 /**
  * A decoded request body: the router's body, the model asked for and whether
@@ -65,15 +65,9 @@ export interface StreamEncoder {
   failed(error: GatewayError): string;
 }
 
-export interface InboundCodec {
-  /** The route, as the log line names it (`/v1/chat/completions`). */
-  readonly path: string;
-  /** The inbound API, as the usage record, the log line and the metrics' `api` label name it. */
-  readonly api: InboundApi;
+export interface InboundCodec extends InboundRoute {
   /** What the router is asked for; it also picks the alias a request without `model` gets. */
   readonly operation: Operation;
-  /** Headers that carry the request id besides `X-Request-Id` (Anthropic's clients read `request-id`). */
-  readonly requestIdHeaders: readonly string[];
   /**
    * The parsed JSON body (already size-, UTF-8- and depth-checked) → the router's request body.
    * `body` (its text) is there for a codec that keeps the client's own request (`Decoded.source`).
@@ -85,6 +79,4 @@ export interface InboundCodec {
   encodeUpstreamError(result: UpstreamErrorResult): RelayedBody;
   /** The encoder of one committed stream (called once, when its head is written). */
   streamEncoder(result: StreamResult, request: DecodedRequest): StreamEncoder;
-  /** The JSON body of an error, the gateway's own or the router's (status and code are decided before). */
-  encodeError(error: GatewayError): string;
 }

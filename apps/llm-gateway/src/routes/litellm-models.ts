@@ -5,15 +5,14 @@
  * `{"error": {message, type, param, code}}`, with `code` the HTTP status as a
  * string (as LiteLLM sends it) and `type` the gateway's stable code.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { GatewayContext } from '../context.js';
 import { AdminFailure } from '../admin/admin-failure.js';
-import type { Answer } from '../admin/alias-operations.js';
 import type { GatewayError } from '../http/errors.js';
-import { sendJson } from '../http/respond.js';
-import type { Route } from '../http/route-table.js';
+import type { Dialect } from '../http/dialect.js';
+import type { Route, RouteHandler } from '../http/route-table.js';
 import { deleteModel, modelGroupInfo, modelInfo, newModel, updateModel } from '../litellm/litellm-operations.js';
-import { adminBody, answerAdmin, writeRequest, type FailureWriter } from './admin-resources.js';
+import { adminBody, answerAdmin, writeRequest } from './admin-resources.js';
 import { paramsOf } from '../http/url.js';
 
 /** LiteLLM's error body for a gateway error. */
@@ -21,71 +20,67 @@ export function litellmError(error: GatewayError): { error: { message: string; t
   return { error: { message: error.message, type: error.code, param: error.param ?? null, code: String(error.status) } };
 }
 
-/** LiteLLM's error shape; a 409 guard keeps its `held_by` list. */
-const sendLitellmError: FailureWriter = (ctx, res, error, headers) => {
-  const body = litellmError(error);
-  sendJson(res, ctx.state, error.status, error.heldBy === undefined ? body : { error: { ...body.error, held_by: error.heldBy } }, headers);
+/** LiteLLM's error shape on every route here, the master key's refusals included; a 409 guard keeps its `held_by` list. */
+const LITELLM: Dialect = {
+  requestIdHeaders: [],
+  encodeError: (error) => {
+    const body = litellmError(error);
+    return JSON.stringify(error.heldBy === undefined ? body : { error: { ...body.error, held_by: error.heldBy } });
+  },
 };
-
-function answer(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, requestId: string, work: () => Promise<Answer>): Promise<void> {
-  return answerAdmin(ctx, req, res, requestId, work, sendLitellmError);
-}
 
 function query(req: IncomingMessage, name: string): string | undefined {
   return paramsOf(req).get(name) ?? undefined;
 }
 
-const refused: Route['refused'] = (ctx, _req, res, requestId, _startedAt, error) => sendLitellmError(ctx, res, error, { 'x-request-id': requestId });
-
 const snapshotOf = (ctx: GatewayContext) => () => ctx.router.config;
 
-const info: Route['handler'] = (ctx, req, res, requestId) =>
-  answer(ctx, req, res, requestId, () => modelInfo(ctx.configStore, ctx.router.config, query(req, 'litellm_model_id')));
+const info: RouteHandler = (call) => answerAdmin(call, () => modelInfo(call.ctx.configStore, call.ctx.router.config, query(call.req, 'litellm_model_id')));
 
 export const LITELLM_MODEL_ROUTES: readonly Route[] = [
   {
     method: 'POST',
     path: '/model/new',
     auth: 'master_key',
-    refused,
-    handler: (ctx, req, res, requestId) => answer(ctx, req, res, requestId, async () => newModel(ctx.configStore, writeRequest(req), snapshotOf(ctx), await adminBody(req))),
+    dialect: LITELLM,
+    handler: (call) => answerAdmin(call, async () => newModel(call.ctx.configStore, writeRequest(call.req), snapshotOf(call.ctx), await adminBody(call.req))),
   },
   {
     method: 'POST',
     path: '/model/update',
     auth: 'master_key',
-    refused,
-    handler: (ctx, req, res, requestId) =>
-      answer(ctx, req, res, requestId, async () => updateModel(ctx.configStore, writeRequest(req), snapshotOf(ctx), undefined, await adminBody(req))),
+    dialect: LITELLM,
+    handler: (call) =>
+      answerAdmin(call, async () => updateModel(call.ctx.configStore, writeRequest(call.req), snapshotOf(call.ctx), undefined, await adminBody(call.req))),
   },
   {
     method: 'PATCH',
     path: '/model/:id',
     auth: 'master_key',
-    refused,
-    handler: (ctx, req, res, requestId, params) =>
-      answer(ctx, req, res, requestId, async () => {
+    dialect: LITELLM,
+    handler: (call) =>
+      answerAdmin(call, async () => {
         // `/model/{id}/update`: the table's param takes the rest of the path.
-        const rest = params.id ?? '';
+        const rest = call.params.id ?? '';
         const id = rest.endsWith('/update') ? rest.slice(0, -'/update'.length) : undefined;
         if (id === undefined || id === '' || id.includes('/')) throw new AdminFailure('not_found', 'Use PATCH /model/{id}/update.');
-        return updateModel(ctx.configStore, writeRequest(req), snapshotOf(ctx), id, await adminBody(req));
+        return updateModel(call.ctx.configStore, writeRequest(call.req), snapshotOf(call.ctx), id, await adminBody(call.req));
       }),
   },
   {
     method: 'POST',
     path: '/model/delete',
     auth: 'master_key',
-    refused,
-    handler: (ctx, req, res, requestId) => answer(ctx, req, res, requestId, async () => deleteModel(ctx.configStore, writeRequest(req), snapshotOf(ctx), await adminBody(req))),
+    dialect: LITELLM,
+    handler: (call) => answerAdmin(call, async () => deleteModel(call.ctx.configStore, writeRequest(call.req), snapshotOf(call.ctx), await adminBody(call.req))),
   },
-  { method: 'GET', path: '/model/info', auth: 'master_key', refused, handler: info },
-  { method: 'GET', path: '/v1/model/info', auth: 'master_key', refused, handler: info },
+  { method: 'GET', path: '/model/info', auth: 'master_key', dialect: LITELLM, handler: info },
+  { method: 'GET', path: '/v1/model/info', auth: 'master_key', dialect: LITELLM, handler: info },
   {
     method: 'GET',
     path: '/model_group/info',
     auth: 'master_key',
-    refused,
-    handler: (ctx, req, res, requestId) => answer(ctx, req, res, requestId, () => modelGroupInfo(ctx.configStore, ctx.router.config, query(req, 'model_group'))),
+    dialect: LITELLM,
+    handler: (call) => answerAdmin(call, () => modelGroupInfo(call.ctx.configStore, call.ctx.router.config, query(call.req, 'model_group'))),
   },
 ];

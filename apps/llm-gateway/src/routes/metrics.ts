@@ -1,15 +1,10 @@
-/** GET /metrics: Prometheus text format. */
-import type { ServerResponse } from 'node:http';
-import type { GatewayContext } from '../context.js';
-import { gatewayError } from '../http/errors.js';
-import { sendError, sendText } from '../http/respond.js';
+/**
+ * GET /metrics: Prometheus text format. A collection that fails is the
+ * server's 500 (logged there with its message), like any unexpected error.
+ */
+import type { Call } from '../call.js';
 
-export async function handleMetrics(ctx: GatewayContext, res: ServerResponse, requestId: string): Promise<void> {
-  try {
-    const text = await ctx.metrics.text();
-    sendText(res, ctx.state, 200, ctx.metrics.contentType, text, { 'cache-control': 'no-store' });
-  } catch (error) {
-    ctx.logger.error({ err: { message: (error as Error).message } }, 'metrics collection failed');
-    sendError(res, ctx.state, gatewayError('internal_error', 'Metrics collection failed.'), { 'x-request-id': requestId });
-  }
+export async function handleMetrics(call: Call): Promise<void> {
+  const { metrics } = call.ctx;
+  call.text(200, metrics.contentType, await metrics.text(), { 'cache-control': 'no-store' });
 }

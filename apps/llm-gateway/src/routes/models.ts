@@ -1,9 +1,8 @@
 /** GET /v1/models and GET /v1/models/{id}: the aliases, then the direct targets of their chains. */
-import type { ServerResponse } from 'node:http';
 import { splitTarget } from '@mana/llm-router';
+import type { Call } from '../call.js';
 import type { GatewayContext } from '../context.js';
 import { modelNotFound } from '../http/errors.js';
-import { sendError, sendJson } from '../http/respond.js';
 
 interface ModelJson {
   id: string;
@@ -29,16 +28,14 @@ function modelJson(ctx: GatewayContext, id: string): ModelJson {
   return { id, object: 'model', created, owned_by: splitTarget(id)?.provider ?? 'mana' };
 }
 
-export function handleModels(ctx: GatewayContext, res: ServerResponse, requestId: string): void {
-  const data = ctx.router.models().map((id) => modelJson(ctx, id));
-  sendJson(res, ctx.state, 200, { object: 'list', data }, { 'x-request-id': requestId });
+export function handleModels(call: Call): void {
+  const data = call.ctx.router.models().map((id) => modelJson(call.ctx, id));
+  call.json(200, { object: 'list', data });
 }
 
-export function handleModel(ctx: GatewayContext, res: ServerResponse, requestId: string, id: string): void {
-  const models = ctx.router.models();
-  if (!models.includes(id)) {
-    sendError(res, ctx.state, modelNotFound(id, [...ctx.router.config.aliases.keys()]), { 'x-request-id': requestId });
-    return;
-  }
-  sendJson(res, ctx.state, 200, modelJson(ctx, id), { 'x-request-id': requestId });
+export function handleModel(call: Call): void {
+  const { ctx } = call;
+  const id = call.params.id!;
+  if (!ctx.router.models().includes(id)) return call.error(modelNotFound(id, [...ctx.router.config.aliases.keys()]));
+  call.json(200, modelJson(ctx, id));
 }

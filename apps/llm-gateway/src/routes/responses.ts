@@ -12,10 +12,9 @@
  * GET / DELETE /v1/responses/{id} (and its input_items, cancel) answer 400
  * `response_storage_not_supported`: nothing is stored (responses/stateless.ts).
  */
-import type { ServerResponse } from 'node:http';
-import type { GatewayContext } from '../context.js';
+import type { Call } from '../call.js';
+import type { Dialect } from '../http/dialect.js';
 import { upstreamErrorBody } from '../http/upstream-error-body.js';
-import { sendError } from '../http/respond.js';
 import { decodeResponsesRequest } from '../responses/decode-responses.js';
 import { responseJson } from '../responses/response-json.js';
 import { ResponsesStream } from '../responses/response-stream.js';
@@ -37,7 +36,10 @@ export const RESPONSES: InboundCodec = {
   encodeError: responsesErrorBody,
 };
 
+/** The stored-response paths answer in the Responses API's error shape, with X-Request-Id alone. */
+export const STORED_RESPONSES: Dialect = { requestIdHeaders: [], encodeError: responsesErrorBody };
+
 /** GET / DELETE /v1/responses/{id}, …/input_items, POST …/cancel: a stable 400, never a 404 that reads as "not found yet". */
-export function handleStoredResponse(ctx: GatewayContext, res: ServerResponse, requestId: string): void {
-  sendError(res, ctx.state, storageNotSupported(), { 'x-request-id': requestId }, responsesErrorBody);
+export function handleStoredResponse(call: Call): void {
+  call.error(storageNotSupported());
 }

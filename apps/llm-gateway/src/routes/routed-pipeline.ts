@@ -2,7 +2,7 @@
  * The one request pipeline of the APIs that go through the router (after the
  * route table's api_key step), whatever their dialect:
  *
- *   read the body, every guard ─► decode ─► router.execute ─► encode ─► finish
+ *   read the body, every guard ─► decode ─► router.execute ─► encode ─► finish (the server's, finish-call.ts)
  *   media type, priority header,   codec     aborted when     JSON, upstream   one metrics update,
  *   size (413), UTF-8, depth, JSON           the client goes  4xx or SSE       usage record, log line
  *
@@ -14,17 +14,15 @@
  * Exchange (exchange.ts). Thin on purpose: the decisions (which target, when
  * to fail over) live in @mana/llm-router.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRouterError, type RouterResult, type StreamResult } from '@mana/llm-router';
-import type { GatewayContext } from '../context.js';
-import type { ApiCaller } from '../http/api-caller.js';
+import type { Call } from '../call.js';
 import { ClientAbort } from '../http/client-abort.js';
-import { fromRouterError, gatewayError, type GatewayError } from '../http/errors.js';
+import { fromRouterError, gatewayError } from '../http/errors.js';
 import { discardBodyThenClose } from '../http/linger.js';
 import { readJsonBody, type JsonBody } from '../http/read-json-body.js';
 import { isJsonContentType, priorityOf } from '../http/request-headers.js';
-import { sendError, sendText, type Headers } from '../http/respond.js';
-import { Exchange, finishExchange } from './exchange.js';
+import type { Headers } from '../http/respond.js';
+import type { Exchange } from './exchange.js';
 import type { DecodedRequest, InboundCodec } from './inbound-codec.js';
 import { KEY_CONCURRENCY_RETRY_AFTER_S, keyPolicyRefusal } from './key-policy.js';
 import { closeStream, relayStream } from './relay-stream.js';
@@ -32,65 +30,34 @@ import { closeStream, relayStream } from './relay-stream.js';
 type ParsedBody = Extract<JsonBody, { kind: 'json' }>;
 
 /**
- * Runs one routed request to its end: one metrics update, one usage record, one
- * log line, each attributed to `caller` (who the API key names; null with auth
- * off or refused). A request the auth step refused (`refusal`) is answered at once, in
- * the API's dialect, and counted and logged like any other (nothing to await).
+ * The exchange the server opened for a route of an inbound API (server.ts):
+ * a routed handler on a route without `inbound` is a table mistake.
  */
-export function handleRouted(
-  codec: InboundCodec,
-  ctx: GatewayContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  requestId: string,
-  startedAt: number,
-  caller: ApiCaller | null,
-  refusal?: GatewayError,
-): Promise<void> | undefined {
-  const ex = new Exchange(requestId, startedAt, codec, caller);
-  ex.trace = ctx.tracing?.requestStarted(req, codec, requestId, startedAt);
-  ctx.metrics.requestStarted();
-  if (refusal === undefined) return serveToTheEnd(codec, ctx, req, res, ex);
-  try {
-    fail(codec, ctx, res, ex, refusal);
-  } finally {
-    finishExchange(ctx, req, ex);
-  }
-  return undefined;
+export function exchangeOf(call: Call): Exchange {
+  if (call.exchange === undefined) throw new Error('a routed handler on a route without its inbound API');
+  return call.exchange;
 }
 
-async function serveToTheEnd(codec: InboundCodec, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
-  try {
-    await serve(codec, ctx, req, res, ex);
-  } catch (error) {
-    // Anything unexpected: never crash, never leak internals.
-    ctx.logger.error({ req_id: ex.requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unexpected error');
-    if (!res.headersSent) fail(codec, ctx, res, ex, gatewayError('internal_error', 'The gateway could not process the request.'));
-    else if (!res.writableEnded) res.destroy();
-    ex.status = ex.status || 500;
-  } finally {
-    ex.keyLease?.release();
-    finishExchange(ctx, req, ex);
-  }
-}
-
-/** The steps in order; each one that answers (a refusal, a client gone) ends the request there. */
-async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
-  const body = await guardedBody(codec, ctx, req, res, ex);
+/**
+ * Runs one routed request to its answer; the server finishes it (one metrics
+ * update, one usage record, one log line, each attributed to the caller) and
+ * answers whatever it throws.
+ */
+export async function handleRouted(codec: InboundCodec, call: Call): Promise<void> {
+  const ex = exchangeOf(call);
+  const body = await guardedBody(call, ex);
   if (body === undefined) return;
   const decoded = codec.decode(body.value, body);
   named(ex, body.value);
-  if (!decoded.ok) {
-    return fail(codec, ctx, res, ex, gatewayError(decoded.error.code, decoded.error.message, { param: decoded.error.param }));
-  }
+  if (!decoded.ok) return call.error(gatewayError(decoded.error.code, decoded.error.message, { param: decoded.error.param }));
   ex.model = decoded.model === undefined ? undefined : decoded.model.slice(0, 200);
   ex.stream = decoded.stream;
   ex.trace?.decoded(decoded.body, decoded.stream);
+  const { ctx, req, res } = call;
   // The caller's key policy, before any upstream call: its aliases, default priority and concurrency.
   const refusal = keyPolicyRefusal(ctx, ex, decoded.model, codec.operation);
   if (refusal !== undefined) {
-    if (refusal.code === 'key_concurrency_exceeded') res.setHeader('retry-after', KEY_CONCURRENCY_RETRY_AFTER_S);
-    return fail(codec, ctx, res, ex, refusal);
+    return call.error(refusal, refusal.code === 'key_concurrency_exceeded' ? { 'retry-after': KEY_CONCURRENCY_RETRY_AFTER_S } : undefined);
   }
 
   // Client disconnect aborts the upstream request. `res` 'close' fires for a
@@ -110,28 +77,28 @@ async function serve(codec: InboundCodec, ctx: GatewayContext, req: IncomingMess
       stream: decoded.stream,
       priority: ex.priority,
       signal: abort,
-      requestId: ex.requestId,
+      requestId: call.id,
       // Whose fair share of the router's schema workers this request uses.
-      caller: callerName(ex, req),
+      caller: callerName(call),
       // Not copied: each target's protocol picks out the few it passes on (Anthropic: `anthropic-beta`).
       clientHeaders: req.headers,
       // Each attempt becomes a CLIENT span under the request's, its context sent upstream (tracing on only).
       observer: ex.trace,
     });
   } catch (error) {
-    return routerFailed(codec, ctx, res, ex, error, decoded, abort);
+    return routerFailed(call, ex, error, decoded, abort);
   }
   ex.outcome = result.outcome;
-  if (result.kind === 'stream') return relayAndRelease(codec, ctx, res, ex, result, abort, decoded);
-  reply(codec, ctx, res, ex, result, abort, decoded);
+  if (result.kind === 'stream') return relayAndRelease(codec, call, ex, result, abort, decoded);
+  reply(codec, call, ex, result, abort, decoded);
 }
 
 /**
  * Who the router shares its work fairly between: the API key's caller, or with
  * keys off the client's address (behind a proxy, every client is the proxy's one).
  */
-function callerName(ex: Exchange, req: IncomingMessage): string {
-  return ex.caller !== null ? `key:${ex.caller.id}` : `address:${req.socket.remoteAddress ?? 'unknown'}`;
+function callerName(call: Call): string {
+  return call.caller !== null ? `key:${call.caller.id}` : `address:${call.req.socket.remoteAddress ?? 'unknown'}`;
 }
 
 /** Header-safe alias names: nothing a response head could not carry, bounded like the logged model. */
@@ -151,24 +118,25 @@ function named(ex: Exchange, value: unknown): void {
 
 /**
  * The body guards (media type, priority header, size, UTF-8, depth, JSON): the
- * parsed body, or undefined once its refusal is answered in the codec's
+ * parsed body, or undefined once its refusal is answered in the route's
  * dialect. Also the first step of a route of a codec's API that does not route
  * (`/v1/messages/count_tokens`), so both refuse a body alike.
  */
-export async function guardedBody(codec: InboundCodec, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<ParsedBody | undefined> {
-  if (!headersAccepted(codec, ctx, req, res, ex)) return undefined;
-  return bodyAccepted(codec, ctx, req, res, ex, await readJsonBody(req, ctx.maxBodyBytes));
+export async function guardedBody(call: Call, ex: Exchange): Promise<ParsedBody | undefined> {
+  if (!headersAccepted(call, ex)) return undefined;
+  return bodyAccepted(call, ex, await readJsonBody(call.req, call.ctx.maxBodyBytes));
 }
 
 /** Content-Type and X-Mana-LLM-Priority, checked before a byte of the body is read. */
-function headersAccepted(codec: InboundCodec, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange): boolean {
-  if (!isJsonContentType(req.headers['content-type'])) {
-    fail(codec, ctx, res, ex, gatewayError('unsupported_media_type', 'Content-Type must be application/json.'));
+function headersAccepted(call: Call, ex: Exchange): boolean {
+  const headers = call.req.headers;
+  if (!isJsonContentType(headers['content-type'])) {
+    call.error(gatewayError('unsupported_media_type', 'Content-Type must be application/json.'));
     return false;
   }
-  const priority = priorityOf(req.headers['x-mana-llm-priority']);
+  const priority = priorityOf(headers['x-mana-llm-priority']);
   if (priority === null) {
-    fail(codec, ctx, res, ex, gatewayError('invalid_header', `X-Mana-LLM-Priority must be "background" or "realtime".`, { param: 'x-mana-llm-priority' }));
+    call.error(gatewayError('invalid_header', `X-Mana-LLM-Priority must be "background" or "realtime".`, { param: 'x-mana-llm-priority' }));
     return false;
   }
   ex.priority = priority;
@@ -176,31 +144,30 @@ function headersAccepted(codec: InboundCodec, ctx: GatewayContext, req: Incoming
 }
 
 /** The parsed body, or undefined once its refusal is answered (or the client went away while sending it). */
-function bodyAccepted(codec: InboundCodec, ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, ex: Exchange, body: JsonBody): ParsedBody | undefined {
+function bodyAccepted(call: Call, ex: Exchange, body: JsonBody): ParsedBody | undefined {
   switch (body.kind) {
     case 'json':
       return body;
     case 'too_large':
       // Answer and close; the rest of the body is never buffered, only read and
       // discarded for a bounded while so that the close cannot reset the 413 away.
-      res.setHeader('connection', 'close');
-      fail(codec, ctx, res, ex, body.error);
-      discardBodyThenClose(req, res);
+      call.error(body.error, { connection: 'close' });
+      discardBodyThenClose(call.req, call.res);
       return undefined;
     case 'aborted':
       ex.clientClosed();
       return undefined;
     case 'refused':
-      fail(codec, ctx, res, ex, body.error);
+      call.error(body.error);
       return undefined;
   }
 }
 
-function routerFailed(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: unknown, decoded: DecodedRequest, abort: ClientAbort): void {
+function routerFailed(call: Call, ex: Exchange, error: unknown, decoded: DecodedRequest, abort: ClientAbort): void {
   if (isRouterError(error)) ex.outcome = error.outcome;
-  if (abort.aborted || res.destroyed) return ex.clientClosed();
+  if (abort.aborted || call.res.destroyed) return ex.clientClosed();
   if (!isRouterError(error)) throw error;
-  fail(codec, ctx, res, ex, fromRouterError(error, decoded.model));
+  call.error(fromRouterError(error, decoded.model));
 }
 
 /**
@@ -208,73 +175,50 @@ function routerFailed(codec: InboundCodec, ctx: GatewayContext, res: ServerRespo
  * head — the router's stream is closed here: that frees its upstream connection,
  * in-flight count and background slot (closing an ended stream does nothing).
  */
-async function relayAndRelease(
-  codec: InboundCodec,
-  ctx: GatewayContext,
-  res: ServerResponse,
-  ex: Exchange,
-  result: StreamResult,
-  abort: ClientAbort,
-  decoded: DecodedRequest,
-): Promise<void> {
+async function relayAndRelease(codec: InboundCodec, call: Call, ex: Exchange, result: StreamResult, abort: ClientAbort, decoded: DecodedRequest): Promise<void> {
   try {
-    if (abort.aborted || res.destroyed) return ex.clientClosed();
-    await relayStream(ctx, res, ex, result, responseHeaders(ex, result), abort, codec.streamEncoder(result, decoded));
+    if (abort.aborted || call.res.destroyed) return ex.clientClosed();
+    const headers = Object.assign(call.headers(), resultHeaders(result));
+    await relayStream(call.ctx, call.res, ex, result, headers, abort, codec.streamEncoder(result, decoded));
   } finally {
     await closeStream(result);
-    noteSkippedEvents(ctx, ex, result);
+    noteSkippedEvents(call, result);
   }
 }
 
 /** Unparsable upstream events the stream went on without: counted by target, logged once per request. */
-function noteSkippedEvents(ctx: GatewayContext, ex: Exchange, result: StreamResult): void {
+function noteSkippedEvents(call: Call, result: StreamResult): void {
   const skipped = result.skippedEvents ?? 0;
   if (skipped === 0) return;
   const target = result.outcome.target;
-  ctx.metrics.upstreamEventsSkipped(target, skipped);
-  ctx.logger.warn({ req_id: ex.requestId, target, skipped_events: skipped }, 'upstream stream events skipped (not JSON)');
+  call.ctx.metrics.upstreamEventsSkipped(target, skipped);
+  call.ctx.logger.warn({ req_id: call.id, target, skipped_events: skipped }, 'upstream stream events skipped (not JSON)');
 }
 
 /** A JSON answer, or the upstream's own refusal of the request. */
-function reply(
-  codec: InboundCodec,
-  ctx: GatewayContext,
-  res: ServerResponse,
-  ex: Exchange,
-  result: Exclude<RouterResult, StreamResult>,
-  abort: ClientAbort,
-  decoded: DecodedRequest,
-): void {
-  if (abort.aborted || res.destroyed) return ex.clientClosed();
-  const headers = responseHeaders(ex, result);
-  ex.ttfbAt = performance.now();
-  ex.status = result.status;
+function reply(codec: InboundCodec, call: Call, ex: Exchange, result: Exclude<RouterResult, StreamResult>, abort: ClientAbort, decoded: DecodedRequest): void {
+  if (abort.aborted || call.res.destroyed) return ex.clientClosed();
+  const headers = resultHeaders(result);
   if (result.kind === 'upstream_error') {
     // The request itself was refused upstream (400, 422, …): every target would say the same.
     ex.code = `upstream_${result.status}`;
     const relayed = codec.encodeUpstreamError(result);
-    sendText(res, ctx.state, result.status, relayed.contentType, relayed.body, headers);
+    call.text(result.status, relayed.contentType, relayed.body, headers);
     return;
   }
   ex.tokenUsage = result.usage;
-  sendText(res, ctx.state, result.status, 'application/json', codec.encodeJson(result, decoded), headers);
+  call.text(result.status, 'application/json', codec.encodeJson(result, decoded), headers);
 }
 
-/** The same for every API: X-Request-Id, X-Mana-LLM-* (X-Mana-LLM-Dropped-Tools too), the relayed attempt's rate-limit headers. */
-function responseHeaders(ex: Exchange, result: RouterResult): Headers {
-  // Rate-limit headers of the relayed attempt only (the router already filtered them).
-  const headers: Headers = { ...result.headers, ...ex.headers() };
+/**
+ * What every API's answer carries besides the call's own headers: the relayed attempt's rate-limit headers
+ * (the router already filtered them), X-Mana-LLM-Embedding-Space, X-Mana-LLM-Dropped-Tools.
+ */
+function resultHeaders(result: RouterResult): Headers {
+  const headers: Headers = { ...result.headers };
   // Lets a consumer refuse vectors from a space its index was not built with.
   if (result.kind === 'json' && result.embeddingSpace !== undefined) headers['x-mana-llm-embedding-space'] = result.embeddingSpace;
   // The answer came from a target that got the request without these hosted tools (`hosted_tools: drop`): they never ran.
   if (result.droppedTools !== undefined) headers['x-mana-llm-dropped-tools'] = result.droppedTools.join(', ');
   return headers;
-}
-
-/** Answers `error` in the codec's dialect, with the exchange's headers (X-Request-Id, X-Mana-LLM-*, Retry-After). */
-export function fail(codec: InboundCodec, ctx: GatewayContext, res: ServerResponse, ex: Exchange, error: GatewayError): void {
-  ex.status = error.status;
-  ex.code = error.code;
-  if (!res.headersSent) ex.ttfbAt = performance.now();
-  sendError(res, ctx.state, error, ex.headers(), codec.encodeError);
 }

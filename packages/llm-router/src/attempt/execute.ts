@@ -1,7 +1,6 @@
 import type { Adapter } from '../adapters/adapter.js';
 import { resolveModel } from '../config/alias-registry.js';
 import { abortedError, noAttempts } from '../errors.js';
-import type { HealthBlock } from '../health/health-cache.js';
 import { buildPlan } from '../plan.js';
 import type { AliasConfig, ChatRequestBody, ConfigSnapshot, ProviderConfig, RouterRequest, RouterResult, Settings, TargetConfig } from '../types.js';
 import type { AttemptReason } from './attempt-reasons.js';
@@ -19,7 +18,8 @@ import { nextStep } from './next-step.js';
 import { operationOf, type OperationSpec } from './operation.js';
 import { PassTally, type PassKind, type PassSummary } from './pass-summary.js';
 import { ContextFit } from '../context/context-fit.js';
-import { AS_SENT, targetParameters, type TargetParameters } from './target-parameters.js';
+import type { TargetParameters } from './target-parameters.js';
+import { precheck, type Precheck, type PrecheckInputs, type Ready } from './precheck.js';
 import { answerChecks, type AnswerChecks } from './inspect-answer.js';
 
 /** First wait between retries of one target; doubles per retry, capped by retry_max_wait. */
@@ -89,10 +89,13 @@ class AttemptRun {
   private hedged = false;
   /** Plan indexes of the targets passed by because they were full: a `for_room` walk visits only these. */
   private readonly passedFull = new Set<number>();
+  /** What the pre-call checks read, gathered once per request (they run once per target and walk). */
+  private readonly precheckInputs: PrecheckInputs;
 
   constructor(private readonly r: RunInputs) {
     this.background = r.request.priority === 'background';
     this.fit = r.operation.kind === 'chat' ? new ContextFit(r.request.body as ChatRequestBody) : undefined;
+    this.precheckInputs = { snapshot: r.snapshot, request: r.request, config: r.config, deps: r.deps, fit: this.fit };
     let max = 0;
     for (const t of r.plan) max = Math.max(max, t.settings.retryMaxWaitMs);
     this.maxWaitMs = max;
@@ -222,30 +225,9 @@ class AttemptRun {
     return { result: await primary, hedgedIndex: -1 };
   }
 
-  /** Whether `target` can be called at all now (fit, parameters, health, configuration), without logging anything. */
+  /** The pre-call checks (precheck.ts), the same rule count_tokens picks its target by. */
   private precheck(target: TargetConfig, kind: PassKind): Precheck {
-    const { snapshot, deps, config, request } = this.r;
-    // A prompt that cannot fit is never sent, whatever the target's health (Ollama would cut it silently).
-    const shortfall = this.fit?.check(target);
-    if (shortfall !== undefined) {
-      return skip('context_too_small', `needs ~${shortfall.needed} tokens, context window ${shortfall.window}`, (t) => t.tooSmall());
-    }
-    const provider = snapshot.providers.get(target.provider);
-    const adapter = provider === undefined ? undefined : deps.adapters.get(provider.type);
-    // Before health: a target that cannot honour the request is no option whatever its state.
-    const parameters = config.kind === 'chat' && adapter !== undefined ? targetParameters(adapter, provider!, target, request) : AS_SENT;
-    if (parameters.kind === 'refused') {
-      const param = parameters.param;
-      return skip('unsupported_parameter', parameters.detail, (t) => t.cannotHonour(param));
-    }
-    const check = deps.health.check(target, provider);
-    if (!check.ok && !(kind === 'ignoring_health' && isTransient(check.kind))) {
-      return skip(check.reason, check.until === undefined ? undefined : `until ${new Date(check.until).toISOString()}`, (t) =>
-        t.blocked(check, isTransient(check.kind)),
-      );
-    }
-    if (provider === undefined || adapter === undefined) return skip('unconfigured: unknown provider', undefined, (t) => t.unusable());
-    return { kind: 'ready', provider, adapter, parameters };
+    return precheck(this.precheckInputs, target, kind);
   }
 
   /**
@@ -417,26 +399,4 @@ class AttemptRun {
       throw abortedError({ outcome: this.r.log.outcome(undefined), cause: error });
     }
   }
-}
-
-/** A target that passed its pre-call checks, with what the call needs. */
-interface Ready {
-  readonly kind: 'ready';
-  readonly provider: ProviderConfig;
-  readonly adapter: Adapter;
-  readonly parameters: Exclude<TargetParameters, { kind: 'refused' }>;
-}
-
-/** A target's pre-call checks: callable with what the call needs, or skipped (how the pass counts it). */
-type Precheck =
-  | Ready
-  | { readonly kind: 'skip'; readonly reason: AttemptReason; readonly detail: string | undefined; readonly count: (tally: PassTally) => void };
-
-function skip(reason: AttemptReason, detail: string | undefined, count: (tally: PassTally) => void): Precheck {
-  return { kind: 'skip', reason, detail, count };
-}
-
-/** Skips that `try_anyway` may override: a target without a key or adapter cannot work at all. */
-function isTransient(kind: HealthBlock): boolean {
-  return kind !== 'unconfigured';
 }

@@ -23,6 +23,10 @@ function router(): Router {
 aliases:
   ${ALIAS}: [nokey/m, local/gemma3:4b, cloud/m]
   mana/nowhere: [nokey/m]
+  mana/small-first:
+    chain:
+      - { target: local/tiny, settings: { context_window: 64, context_reserve: 60 } }
+      - cloud/m
 ${otherAliases(ALIAS)}`,
     { env: {} },
   );
@@ -41,6 +45,13 @@ describe('countTokens', () => {
     expect(r.countTokens({ model: ALIAS, body: { ...BODY, n: 2 }, stream: false }).target).toBe('cloud/m');
     // No target usable: still a count, for the first listed.
     expect(r.countTokens({ model: 'mana/nowhere', body: BODY, stream: false })).toMatchObject({ inputTokens: tokens, target: 'nokey/m' });
+    await r.close();
+  });
+
+  it('a target the prompt does not fit is passed over, as the attempt loop skips it (context_too_small)', async () => {
+    const r = router();
+    // ~20 prompt tokens + 60 reserved for the answer > a window of 64: the loop would never send it there.
+    expect(r.countTokens({ model: 'mana/small-first', body: BODY, stream: false }).target).toBe('cloud/m');
     await r.close();
   });
 

@@ -1,9 +1,10 @@
 import type { Adapter } from '../adapters/adapter.js';
 import { kindMismatch } from '../attempt/kind-mismatch.js';
-import { targetParameters } from '../attempt/target-parameters.js';
+import { precheck } from '../attempt/precheck.js';
 import { resolveModel } from '../config/alias-registry.js';
 import type { HealthCheck } from '../health/health-cache.js';
 import type { ChatRequestBody, ConfigSnapshot, ProviderConfig, ProviderType, RouterRequest, TargetConfig } from '../types.js';
+import { ContextFit } from './context-fit.js';
 import { estimateTokens } from './estimate-tokens.js';
 import { requestTokens } from './request-tokens.js';
 
@@ -31,8 +32,9 @@ export function estimatePromptTokens(body: ChatRequestBody): number {
 /**
  * Counts a chat request's prompt as the target that would serve it sees it:
  * the first target of the alias, in listed order, that the attempt loop would
- * call now (configured, not blocked by health, able to honour every
- * parameter); the first listed one when none is. A query: nothing is sent,
+ * call now: the loop's own pre-call checks pass on a first walk (precheck.ts:
+ * the prompt fits, configured, not blocked by health, able to honour every
+ * parameter); the first listed one when none does. A query: nothing is sent,
  * nothing recorded, no round-robin counter moves. Throws the RouterError the
  * request would get from `execute` for an unknown model or an alias of
  * another kind.
@@ -41,13 +43,7 @@ export function countTokens(snapshot: ConfigSnapshot, request: RouterRequest, de
   const { alias, config } = resolveModel(snapshot, request.model, 'chat');
   if (config.kind !== 'chat') throw kindMismatch(snapshot, config, 'chat', alias);
   const body = request.body as ChatRequestBody;
-  const target = config.chain.find((t) => usable(snapshot, t, request, deps)) ?? config.chain[0];
+  const inputs = { snapshot, request, config, deps, fit: new ContextFit(body) };
+  const target = config.chain.find((t) => precheck(inputs, t, 'first').kind === 'ready') ?? config.chain[0];
   return { inputTokens: estimatePromptTokens(body), alias, target: target?.id };
-}
-
-function usable(snapshot: ConfigSnapshot, target: TargetConfig, request: RouterRequest, deps: CountDeps): boolean {
-  const provider = snapshot.providers.get(target.provider);
-  const adapter = provider === undefined ? undefined : deps.adapters.get(provider.type);
-  if (adapter === undefined || targetParameters(adapter, provider!, target, request).kind === 'refused') return false;
-  return deps.health.check(target, provider).ok;
 }
