@@ -104,8 +104,7 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
       c.log.add(c.target, 'aborted', 'aborted', c.deps.now() - started);
       throw abortedError({ outcome: c.log.outcome(c.target.id), cause: error });
     }
-    // The other call of the race answered first and closed this one: recorded by the race already.
-    if (leg?.cancelled === true) return CANCELLED;
+    // The other call of the race answered first and closed this one: failed() leaves it to the race's record.
     return failed(c, { kind: 'error', error }, started);
   } finally {
     // Unconditional: a committed stream took everything over, leaving this lease empty.

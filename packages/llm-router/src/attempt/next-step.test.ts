@@ -142,7 +142,7 @@ describe('PassTally', () => {
       skippedForHealth: true,
       coolingDown: true,
       soonestRecovery: NOW + 3_000,
-      passedBusy: true,
+      passedFull: true,
     });
   });
 });

@@ -54,7 +54,7 @@ export function nextStep(passes: readonly PassSummary[], policy: StepPolicy): St
   if (attempts > 0 && contextMisses === attempts) return { kind: 'fail', code: 'context_length_exceeded' };
   const walked = (kind: PassKind): boolean => passes.some((pass) => pass.kind === kind);
   // A full target was passed by for one that then failed or refused: a busy box alone never fails a request.
-  if (passes.some((pass) => pass.passedBusy) && !walked('for_room')) return { kind: 'wait_for_room' };
+  if (passes.some((pass) => pass.passedFull) && !walked('for_room')) return { kind: 'wait_for_room' };
   if (failed > 0) return { kind: 'fail', code: 'upstream_failed' };
   if (attempts > 0 && refusals === attempts) {
     return unsupportedParam === undefined

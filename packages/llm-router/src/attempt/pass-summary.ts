@@ -34,7 +34,7 @@ export interface PassSummary {
   /** The soonest time (epoch ms) a target skipped for health becomes usable again; undefined: none does by waiting. */
   readonly soonestRecovery: number | undefined;
   /** A healthy target was passed by only because it was full (`saturated` / `rate_limited`): waiting for it may still answer. */
-  readonly passedBusy: boolean;
+  readonly passedFull: boolean;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -54,7 +54,7 @@ export class PassTally {
       skippedForHealth: false,
       coolingDown: false,
       soonestRecovery: undefined,
-      passedBusy: false,
+      passedFull: false,
     };
   }
 
@@ -83,7 +83,7 @@ export class PassTally {
   /** Skipped: full (`max_concurrency` slots taken, or a rate window used up) when the request could not wait. */
   full(): void {
     this.summary.attempts++;
-    this.summary.passedBusy = true;
+    this.summary.passedFull = true;
   }
 
   /** Skipped: no provider or adapter to call it with. */

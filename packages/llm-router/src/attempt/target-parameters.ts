@@ -34,8 +34,9 @@ export function targetParameters(adapter: Adapter, provider: ProviderConfig, tar
   if (tools.kind === 'refused') return tools;
   const params = parameters(adapter, provider, request);
   if (params.kind === 'refused') return params;
+  // By far the common case: nothing dropped, so no note to build and no copy.
+  if (params.note === undefined && tools.note === undefined) return AS_SENT;
   const notes = [params.note, tools.note].filter((n) => n !== undefined);
-  if (notes.length === 0) return AS_SENT;
   return { kind: 'trimmed', body: params.body, note: notes.join('; '), droppedTools: tools.dropped };
 }
 
@@ -60,6 +61,9 @@ function parameters(adapter: Adapter, provider: ProviderConfig, request: RouterR
   return { kind: 'ok', body: trimmed, note: `${cannotHonour(provider, dropped)}: sent without it (optional)` };
 }
 
+/** The request holds no hosted tools, or the target takes them natively: shared, as it never changes. */
+const NO_HOSTED_TOOLS = Object.freeze({ kind: 'ok', note: undefined, dropped: undefined } as const);
+
 /**
  * The request's hosted tools for this target: none, or it takes the request
  * natively (they go as the client wrote them); dropped (`hosted_tools: drop`,
@@ -68,7 +72,7 @@ function parameters(adapter: Adapter, provider: ProviderConfig, request: RouterR
  */
 function hostedTools(adapter: Adapter, provider: ProviderConfig, target: TargetConfig, request: RouterRequest): Part<{ readonly dropped: readonly string[] | undefined }> {
   const parts = request.nativeOnly;
-  if (parts === undefined || parts.length === 0 || adapter.takesNatively(request.source)) return { kind: 'ok', note: undefined, dropped: undefined };
+  if (parts === undefined || parts.length === 0 || adapter.takesNatively(request.source)) return NO_HOSTED_TOOLS;
   const kept = target.settings.hostedTools === 'drop' ? parts.find((p) => !p.droppable) : parts[0];
   if (kept !== undefined) return { kind: 'refused', param: kept.param, detail: cannotRun(provider, kept) };
   const dropped = [...new Set(parts.map((p) => p.name))];
@@ -86,7 +90,7 @@ function unsupportedParameter(adapter: Adapter, provider: ProviderConfig, body: 
 }
 
 /** `anthropic cannot honour \`seed\``: who cannot honour a parameter (the protocol, or the provider that declares it). */
-export function cannotHonour(provider: ProviderConfig, params: readonly string[]): string {
+function cannotHonour(provider: ProviderConfig, params: readonly string[]): string {
   const listed = params.map((p) => `\`${p}\``).join(', ');
   return params.every((p) => provider.unsupportedParameters.includes(p)) ? `${provider.name} (unsupported_parameters) cannot honour ${listed}` : `${provider.type} cannot honour ${listed}`;
 }

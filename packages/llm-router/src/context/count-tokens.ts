@@ -1,9 +1,7 @@
-import type { Adapter } from '../adapters/adapter.js';
 import { kindMismatch } from '../attempt/kind-mismatch.js';
-import { precheck } from '../attempt/precheck.js';
+import { precheck, type PrecheckInputs } from '../attempt/precheck.js';
 import { resolveModel } from '../config/alias-registry.js';
-import type { HealthCheck } from '../health/health-cache.js';
-import type { ChatRequestBody, ConfigSnapshot, ProviderConfig, ProviderType, RouterRequest, TargetConfig } from '../types.js';
+import type { ChatRequestBody, ConfigSnapshot, RouterRequest } from '../types.js';
 import { ContextFit } from './context-fit.js';
 import { estimateTokens } from './estimate-tokens.js';
 import { requestTokens } from './request-tokens.js';
@@ -18,11 +16,8 @@ export interface TokenCount {
   readonly target: string | undefined;
 }
 
-/** What counting needs from the router: the same health pre-check and adapters the attempt loop asks. */
-export interface CountDeps {
-  readonly health: { check(target: TargetConfig, provider: ProviderConfig | undefined): HealthCheck };
-  readonly adapters: { get(type: ProviderType): Adapter | undefined };
-}
+/** What counting needs from the router: what the attempt loop's pre-call checks ask (precheck.ts). */
+export type CountDeps = PrecheckInputs['deps'];
 
 /** The estimated prompt tokens of a chat request: the estimate context fit checks windows with (context-fit.ts). */
 export function estimatePromptTokens(body: ChatRequestBody): number {
@@ -43,7 +38,9 @@ export function countTokens(snapshot: ConfigSnapshot, request: RouterRequest, de
   const { alias, config } = resolveModel(snapshot, request.model, 'chat');
   if (config.kind !== 'chat') throw kindMismatch(snapshot, config, 'chat', alias);
   const body = request.body as ChatRequestBody;
-  const inputs = { snapshot, request, config, deps, fit: new ContextFit(body) };
+  const fit = new ContextFit(body);
+  const inputs = { snapshot, request, config, deps, fit };
   const target = config.chain.find((t) => precheck(inputs, t, 'first').kind === 'ready') ?? config.chain[0];
-  return { inputTokens: estimatePromptTokens(body), alias, target: target?.id };
+  // The fit's own estimate (made once, maybe already by the checks above): the same as estimatePromptTokens(body).
+  return { inputTokens: fit.promptTokens(), alias, target: target?.id };
 }
