@@ -81,7 +81,6 @@ async function handle(ctx: GatewayContext, table: RouteTable, req: IncomingMessa
     ctx.logger.error({ req_id: call.id, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'unhandled route error');
     if (!res.headersSent) call.error(gatewayError('internal_error', 'The gateway could not process the request.'));
     else if (!res.writableEnded) res.destroy();
-    if (call.exchange !== undefined) call.exchange.status ||= 500;
   } finally {
     finishCall(call);
   }

@@ -3,7 +3,7 @@
  * one object, Content-Length on bodies, `Connection: close` while draining.
  */
 import type { ServerResponse } from 'node:http';
-import { errorBody, type GatewayError } from './errors.js';
+import type { GatewayError } from './errors.js';
 
 export type Headers = Record<string, string | number>;
 
@@ -28,12 +28,8 @@ export function sendText(
   res.end(body);
 }
 
-export function sendJson(res: ServerResponse, state: ResponseState, status: number, value: unknown, headers: Headers): void {
-  sendText(res, state, status, 'application/json', JSON.stringify(value), headers);
-}
-
-/** An error with its status and Retry-After; its body OpenAI-shaped unless `encode` writes another API's. */
-export function sendError(res: ServerResponse, state: ResponseState, error: GatewayError, headers: Headers, encode: (error: GatewayError) => string = errorBody): void {
+/** An error with its status and Retry-After; its body as `encode` writes it (OpenAI's shape: errorBody). */
+export function sendError(res: ServerResponse, state: ResponseState, error: GatewayError, headers: Headers, encode: (error: GatewayError) => string): void {
   const retryAfter = error.outcome?.retryAfterSeconds;
   if (retryAfter !== undefined) headers['retry-after'] = retryAfter;
   sendText(res, state, error.status, 'application/json', encode(error), headers);

@@ -20,7 +20,7 @@ const KEYS = '/admin/keys';
 const ROTATE = '/rotate';
 
 function keyContext(ctx: GatewayContext): KeyContext {
-  return { keys: ctx.serviceKeys, config: () => ctx.router.config, shared: ctx.serviceKeys.store?.kind === 'postgres' };
+  return { keys: ctx.serviceKeys, config: () => ctx.router.config, shared: ctx.serviceKeys.store.kind === 'postgres' };
 }
 
 function answer(call: Call, work: (keys: KeyContext) => Promise<KeyAnswer> | KeyAnswer): Promise<void> {

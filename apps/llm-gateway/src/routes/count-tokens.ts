@@ -41,7 +41,7 @@ export async function handleCountTokens(call: Call): Promise<void> {
   if (body === undefined) return;
   const decoded = decodeCountTokensRequest(body.value, body);
   if (!decoded.ok) return call.error(gatewayError(decoded.error.code, decoded.error.message, { param: decoded.error.param }));
-  ex.model = decoded.model === undefined ? undefined : decoded.model.slice(0, 200);
+  ex.askedFor(decoded.model);
   const refused = aliasRefusal(call.caller, decoded.model, 'chat');
   if (refused !== undefined) return call.error(refused);
   let count: TokenCount;

@@ -23,6 +23,7 @@ import type { InboundRoute } from './inbound-api.js';
 export class Exchange {
   status = 0;
   code: string | undefined = undefined;
+  /** The model the body asked for, cut to 200 characters for the log line and record (see askedFor). */
   model: string | undefined = undefined;
   /** The alias the body named, as written (header-safe): for X-Mana-LLM-Alias and the log line of a request refused before routing. */
   namedAlias: string | undefined = undefined;
@@ -36,6 +37,11 @@ export class Exchange {
   trace: RequestTrace | undefined = undefined;
   /** Its slot of its service key's max_concurrency, while it holds one (released when it ends). */
   keyLease: KeyLease | undefined = undefined;
+
+  /** Notes the model the body asked for (a client may send any length: the records keep 200 characters). */
+  askedFor(model: string | undefined): void {
+    this.model = model === undefined ? undefined : model.slice(0, 200);
+  }
 
   constructor(
     readonly requestId: string,

@@ -50,7 +50,7 @@ export async function handleRouted(codec: InboundCodec, call: Call): Promise<voi
   const decoded = codec.decode(body.value, body);
   named(ex, body.value);
   if (!decoded.ok) return call.error(gatewayError(decoded.error.code, decoded.error.message, { param: decoded.error.param }));
-  ex.model = decoded.model === undefined ? undefined : decoded.model.slice(0, 200);
+  ex.askedFor(decoded.model);
   ex.stream = decoded.stream;
   ex.trace?.decoded(decoded.body, decoded.stream);
   const { ctx, req, res } = call;
