@@ -30,7 +30,8 @@ beforeAll(async () => {
     `background_concurrency: 1\nproviders:\n  cloud: { type: openai, base_url: "${cloud.baseUrl}", api_key_required: false }\n` +
       aliasesYaml({}, ['cloud/m1']),
   );
-  const cli = parseCli(['--config', configPath, '--host', '127.0.0.1', '--port', '0'], {});
+  // Its own data folder: not the ./data a `pnpm start` in this checkout writes (and whose service keys it would enforce).
+  const cli = parseCli(['--config', configPath, '--host', '127.0.0.1', '--port', '0', '--data-dir', join(dir, 'data')], {});
   if (cli.kind !== 'run') throw new Error('unexpected CLI result');
   gateway = await startGateway(cli.options, { logger: pino({ level: 'silent' }), defaultMetrics: false });
   // Before the gateway's own handler: a request that asks for it gets a response whose head cannot be written.
