@@ -20,7 +20,9 @@ export const GPU_BOX = { slots: 2, prefillMs: 250, perTokenMs: 50, tokens: 16 };
 /** The cloud: first token at 0.4 s, slots to spare. */
 export const CLOUD = { slots: 10_000, prefillMs: 400, perTokenMs: 20, tokens: 16 };
 export const LOAD_LEVELS = [0.5, 1, 2, 4];
-const CAPACITY_PER_S = (GPU_BOX.slots * 1_000) / (GPU_BOX.prefillMs + (GPU_BOX.tokens - 1) * GPU_BOX.perTokenMs);
+/** One request's time on a slot: prefill, then the tokens after the first. */
+const GPU_WORK_MS = GPU_BOX.prefillMs + (GPU_BOX.tokens - 1) * GPU_BOX.perTokenMs;
+const CAPACITY_PER_S = (GPU_BOX.slots * 1_000) / GPU_WORK_MS;
 /** A request not answered by then counts as an error (`timeout`); at 4× a plain queue drains in 3 × the arrival window. */
 const CLIENT_TIMEOUT_MS = 180_000;
 const SEED = 36;
@@ -134,7 +136,7 @@ function summarizeLevel(load, ratePerS, results, gpuStats, cloudStats, model) {
 
 function idealShares(offsets, ratePerS, patienceMs) {
   if (patienceMs === undefined) return undefined;
-  const box = { slots: GPU_BOX.slots, workMs: GPU_BOX.prefillMs + (GPU_BOX.tokens - 1) * GPU_BOX.perTokenMs, patienceMs };
+  const box = { slots: GPU_BOX.slots, workMs: GPU_WORK_MS, patienceMs };
   return { onThisSchedule: boxShareOn(offsets, box), longRun: longRunBoxShare(box, ratePerS, seededRandom(SEED)) };
 }
 
