@@ -13,7 +13,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayContext } from './context.js';
 import type { ApiCaller } from './http/api-caller.js';
-import type { Dialect } from './http/dialect.js';
+import type { Dialect } from './dialects/dialect.js';
 import { errorBody, type GatewayError } from './http/errors.js';
 import { requestIdOf } from './http/request-id.js';
 import { sendError, sendText, type Headers } from './http/respond.js';

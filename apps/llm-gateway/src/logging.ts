@@ -124,7 +124,7 @@ export interface RequestLogFields {
   requestId: string;
   method: string;
   path: string;
-  /** The inbound API of a routed request (routes/inbound-api.ts). */
+  /** The inbound API of a routed request (dialects/inbound-api.ts). */
   api?: string | undefined;
   status: number;
   durationMs: number;

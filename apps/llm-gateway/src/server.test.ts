@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG_PATH, DEFAULT_MAX_BODY_BYTES } from './cli.js';
 import { startGateway, type Gateway } from './gateway.js';
 import { createLogger } from './logging.js';
-import type { Dialect } from './http/dialect.js';
+import type { Dialect } from './dialects/dialect.js';
 import { RouteTable } from './http/route-table.js';
 import { bindGatewayServer, createGatewayServer } from './server.js';
 

@@ -14,7 +14,7 @@ import { errorBody, gatewayError } from './http/errors.js';
 import type { CorsPolicy } from './http/cors.js';
 import { authVerdict, isRefusal, type RouteTable } from './http/route-table.js';
 import { Exchange } from './routes/exchange.js';
-import type { InboundRoute } from './routes/inbound-api.js';
+import type { InboundRoute } from './dialects/inbound-api.js';
 import { gatewayRouteTable } from './routes/gateway-routes.js';
 import { pathOf } from './http/url.js';
 

@@ -149,7 +149,7 @@ export const REQUEST_COLUMNS = [
   { name: 'replica', kind: 'dictionary-string', nullable: true, field: 'replica', json: 'replica' },
   // The OpenTelemetry trace of the request, while tracing is on: a trace leads here and back. Null on rows older than migration 0015.
   { name: 'trace_id', kind: 'text', nullable: true, field: 'traceId', json: 'trace_id' },
-  // The inbound API (the gateway's list, routes/inbound-api.ts); null on rows older than migration 0014.
+  // The inbound API (the gateway's list, dialects/inbound-api.ts); null on rows older than migration 0014.
   { name: 'api', kind: 'dictionary-string', nullable: true, field: 'api', json: 'api' },
   { name: 'alias', kind: 'dictionary-string', nullable: true, field: 'alias', json: 'alias' },
   { name: 'model', kind: 'dictionary-string', nullable: true, field: 'model', json: 'model' },

@@ -79,7 +79,7 @@ describe('tracing off (no OTLP endpoint set, the default)', () => {
     const line = await gw.waitForLog((l) => l.msg === 'request');
     expect(line.trace_id).toBeUndefined();
     // The hooks saw the gateway's own modules load (the file is no empty promise)…
-    expect(readFileSync(log, 'utf8')).toContain('/apps/llm-gateway/dist/routes/routed-pipeline.js');
+    expect(readFileSync(log, 'utf8')).toContain('/apps/llm-gateway/dist/pipeline/routed-pipeline.js');
     // …and no OpenTelemetry package among them.
     expect(loadedOpenTelemetry(log)).toEqual([]);
     expect(await metric(gw, DROPPED)).toBe(0);

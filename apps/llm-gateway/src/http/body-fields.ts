@@ -1,6 +1,6 @@
 /**
  * Typed reads of a request body's top-level fields for the decoders of other
- * dialects (anthropic/decode-messages.ts, responses/decode-responses.ts):
+ * dialects (dialects/anthropic/decode-messages.ts, dialects/responses/decode-responses.ts):
  * absent and `null` are "not given" (undefined); a value of another JSON type
  * is refused with the field named (http/refusal.ts).
  */

@@ -43,7 +43,7 @@ export const GATEWAY_ERRORS = {
   key_read_only: { status: 409, type: 'invalid_request_error' },
   key_limit_reached: { status: 409, type: 'invalid_request_error' },
   shared_state_unavailable: { status: 503, type: 'api_error' },
-  // A service key's policy (routes/key-policy.ts), before any upstream call.
+  // A service key's policy (pipeline/key-policy.ts), before any upstream call.
   alias_not_allowed: { status: 403, type: 'permission_error' },
   key_concurrency_exceeded: { status: 429, type: 'rate_limit_error' },
   context_length_exceeded: { status: 400, type: 'invalid_request_error' },
@@ -78,7 +78,7 @@ export const GATEWAY_ERRORS = {
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   unsupported_parameter: { status: 400, type: 'invalid_request_error' },
   unsupported_request: { status: 400, type: 'invalid_request_error' },
-  // The Responses API is served stateless (routes/responses.ts): what needs a stored response is refused by name.
+  // The Responses API is served stateless (dialects/responses/responses.ts): what needs a stored response is refused by name.
   unsupported_tool: { status: 400, type: 'invalid_request_error' },
   previous_response_not_supported: { status: 400, type: 'invalid_request_error' },
   conversation_not_supported: { status: 400, type: 'invalid_request_error' },

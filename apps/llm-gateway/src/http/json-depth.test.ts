@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exceedsJsonDepth, scanJsonText } from './json-depth.js';
-import { MAX_JSON_DEPTH } from './validate-chat.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH, scanJsonText } from './json-depth.js';
 
 const nested = (depth: number, open = '[', close = ']'): string => open.repeat(depth) + close.repeat(depth);
 

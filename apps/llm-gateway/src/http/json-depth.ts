@@ -16,6 +16,12 @@
  * a 10 kB request, ~0.2 µs for a one-line prompt.
  */
 
+/**
+ * Deeper JSON than this is refused, before it is parsed (by the scan below;
+ * also protects JSON.stringify further down from stack overflow).
+ */
+export const MAX_JSON_DEPTH = 64;
+
 const BACKSLASH = 0x5c; // \
 const OPEN_ARRAY = 0x5b; // [
 const CLOSE_ARRAY = 0x5d; // ]

@@ -10,9 +10,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { gatewayError, type GatewayError } from './errors.js';
-import { scanJsonText, type JsonTextScan } from './json-depth.js';
+import { MAX_JSON_DEPTH, scanJsonText, type JsonTextScan } from './json-depth.js';
 import { BodyError, readBody } from './read-body.js';
-import { MAX_JSON_DEPTH } from './validate-chat.js';
 
 export type JsonBody =
   /** The parsed body, its text and where its top-level `model` is. */

@@ -15,8 +15,8 @@ import type { GatewayContext } from '../context.js';
 import { adminKeyError } from './admin-auth.js';
 import type { ApiCaller } from './api-caller.js';
 import { checkApiKey } from './auth.js';
-import type { InboundRoute } from '../routes/inbound-api.js';
-import type { Dialect } from './dialect.js';
+import type { InboundRoute } from '../dialects/inbound-api.js';
+import type { Dialect } from '../dialects/dialect.js';
 import type { GatewayError } from './errors.js';
 
 /**

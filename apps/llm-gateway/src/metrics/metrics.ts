@@ -39,7 +39,7 @@ export const NONE_LABEL = 'none';
 export const OTHER_TARGET_LABEL = 'other';
 
 export interface FinishedRequest {
-  /** The inbound API (routes/inbound-api.ts): a fixed list, so the label stays bounded. */
+  /** The inbound API (dialects/inbound-api.ts): a fixed list, so the label stays bounded. */
   readonly api: string;
   readonly alias: string;
   readonly target: string;

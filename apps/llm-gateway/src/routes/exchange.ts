@@ -17,7 +17,7 @@ import { requestLogLine } from '../logging.js';
 import { DIRECT_ALIAS_LABEL, NONE_LABEL } from '../metrics/metrics.js';
 import type { RequestTrace } from '../tracing/tracing.js';
 import { usageRecord } from '../usage/usage-record.js';
-import type { InboundRoute } from './inbound-api.js';
+import type { InboundRoute } from '../dialects/inbound-api.js';
 
 /** Everything one request learns on its way, for the response head, the log line and metrics. */
 export class Exchange {

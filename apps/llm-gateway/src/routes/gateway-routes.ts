@@ -12,18 +12,18 @@ import { ADMIN_RESOURCE_ROUTES } from './admin-resources.js';
 import { LITELLM_MODEL_ROUTES } from './litellm-models.js';
 import { handleAliases } from './aliases.js';
 import { handleUsageErrors, handleUsageRequests, handleUsageSummary } from './admin-usage.js';
-import { CHAT_COMPLETIONS } from './chat-completions.js';
-import { COUNT_TOKENS, handleCountTokens } from './count-tokens.js';
+import { CHAT_COMPLETIONS } from '../dialects/openai/chat-completions.js';
+import { COUNT_TOKENS, handleCountTokens } from '../dialects/anthropic/count-tokens.js';
 import { DASHBOARD_ROUTES } from './dashboard.js';
-import { EMBEDDINGS } from './embeddings.js';
+import { EMBEDDINGS } from '../dialects/openai/embeddings.js';
 import { handleHealth, handleProbeNow } from './health.js';
-import { MESSAGES } from './messages.js';
+import { MESSAGES } from '../dialects/anthropic/messages.js';
 import { handleMetrics } from './metrics.js';
 import { handleModel, handleModels } from './models.js';
 import { handleHealthz, handleReadyz } from './probes.js';
-import { handleStoredResponse, RESPONSES, STORED_RESPONSES } from './responses.js';
-import { handleRouted } from './routed-pipeline.js';
-import type { InboundCodec } from './inbound-codec.js';
+import { handleStoredResponse, RESPONSES, STORED_RESPONSES } from '../dialects/responses/responses.js';
+import { handleRouted } from '../pipeline/routed-pipeline.js';
+import type { InboundCodec } from '../dialects/codec.js';
 
 /**
  * A route through the router (chat completions, embeddings, messages,

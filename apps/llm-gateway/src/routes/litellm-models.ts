@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import type { GatewayContext } from '../context.js';
 import { AdminFailure } from '../admin/admin-failure.js';
 import type { GatewayError } from '../http/errors.js';
-import type { Dialect } from '../http/dialect.js';
+import type { Dialect } from '../dialects/dialect.js';
 import type { Route, RouteHandler } from '../http/route-table.js';
 import { deleteModel, modelGroupInfo, modelInfo, newModel, updateModel } from '../litellm/litellm-operations.js';
 import { adminBody, answerAdmin, writeRequest } from './admin-resources.js';

@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { AttemptObserver, RequestOutcome, RouterRequest } from '@mana/llm-router';
-import type { InboundCodec } from '../routes/inbound-codec.js';
+import type { InboundCodec } from '../dialects/codec.js';
 
 /** What names a request's spans: its route, inbound API and the operation asked of the router. */
 export type TracedRoute = Pick<InboundCodec, 'path' | 'api' | 'operation'>;

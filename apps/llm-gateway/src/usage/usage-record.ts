@@ -13,7 +13,7 @@ import { fingerprintOfAuthorization } from '../http/key-fingerprint.js';
 
 export interface FinishedExchange {
   readonly requestId: string;
-  /** The inbound API it came through (routes/inbound-api.ts). */
+  /** The inbound API it came through (dialects/inbound-api.ts). */
   readonly api: string;
   readonly status: number;
   readonly code: string | undefined;
