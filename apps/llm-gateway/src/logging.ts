@@ -4,11 +4,12 @@
  * so a slow stdout never blocks a request and the per-request cost stays at
  * building the line (an unbuffered write per line costs ~15 µs of event-loop
  * time, half the gateway's own overhead). `flush()` before exiting. One line per request, built by `requestLogLine`:
- * ids (the trace's too, while tracing is on), the calling key's name, alias, target, attempts and outcomes, status, durations, tokens —
+ * ids (the trace's too, while tracing is on), the calling key's name, alias, target, attempts and outcomes (attempt-view.ts), status, durations, tokens —
  * never prompt text, never keys (the Authorization header is not read into logs).
  */
 import { pino, type Logger } from 'pino';
 import type { Attempt, HedgeOutcome, Usage } from '@mana/llm-router';
+import { attemptLog } from './attempt-view.js';
 
 export type { Logger };
 
@@ -101,23 +102,6 @@ export function createLogger(level: string, fd = 1): LoggerHandle {
       });
     },
   };
-}
-
-export interface AttemptLog {
-  target: string;
-  outcome: string;
-  reason: string;
-  status?: number;
-  ms: number;
-  /** What else the attempt met (e.g. stream events it went on without). */
-  detail?: string;
-}
-
-function attemptLog(a: Attempt): AttemptLog {
-  const out: AttemptLog = { target: a.target, outcome: a.outcome, reason: a.reason, ms: Math.round(a.durationMs * 10) / 10 };
-  if (a.status !== undefined) out.status = a.status;
-  if (a.detail !== undefined) out.detail = a.detail;
-  return out;
 }
 
 export interface RequestLogFields {

@@ -1,13 +1,13 @@
 /**
  * One finished request as a usage record: the request's own fields plus one
- * attempt record per upstream call (skips stay in `plan` only). The answering
- * attempt carries the request's token counts, a failed attempt the tokens its
- * upstream billed for an answer the router turned down (`fail_over_on`);
- * cost = tokens × the attempt's configured price, unknown (null) without one,
- * and the request's cost is the sum over its attempts.
+ * attempt record per upstream call (skips stay in `plan` only; attempt-view.ts
+ * renders both and says which tokens each attempt carries). Cost = tokens ×
+ * the attempt's configured price, unknown (null) without one, and the
+ * request's cost is the sum over its attempts.
  */
-import { costOf, splitTarget, type Attempt, type RequestOutcome, type Usage } from '@mana/llm-router';
+import { splitTarget, type RequestOutcome, type Usage } from '@mana/llm-router';
 import type { AttemptRecord, RequestRecord } from '@mana/llm-usage-store';
+import { attemptRecord, attemptTokens, plannedTarget } from '../attempt-view.js';
 import type { ApiCaller } from '../http/api-caller.js';
 import { fingerprintOfAuthorization } from '../http/key-fingerprint.js';
 
@@ -38,9 +38,7 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
   if (o !== undefined) {
     for (const a of o.attempts) {
       if (a.outcome === 'skipped') continue;
-      // The answering call is the last one and the result's usage is its own; a failed call carries what it was billed.
-      const tokenUsage = a.outcome === 'ok' && a.target === o.target ? ex.tokenUsage : a.usage;
-      const record = attemptRecord(a, attempts.length, tokenUsage);
+      const record = attemptRecord(a, attempts.length, attemptTokens(o, a, ex.tokenUsage));
       if (record.costUsd !== null) totalCost = (totalCost ?? 0) + record.costUsd;
       attempts.push(record);
     }
@@ -61,7 +59,7 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
     stream: ex.stream,
     priority: ex.priority ?? null,
     attemptCount: attempts.length,
-    plan: o === undefined ? [] : o.attempts.map((a) => ({ target: a.target, outcome: a.outcome, reason: a.reason })),
+    plan: o === undefined ? [] : o.attempts.map(plannedTarget),
     durationMs: ex.durationMs,
     ttfbMs: ex.ttfbMs ?? null,
     promptTokens: ex.tokenUsage?.prompt_tokens ?? null,
@@ -72,23 +70,5 @@ export function usageRecord(ex: FinishedExchange, time: number, replica: string 
     replica,
     traceId: ex.traceId ?? null,
     hedge: o?.hedge ?? null,
-  };
-}
-
-function attemptRecord(a: Attempt, position: number, tokenUsage: Usage | undefined): AttemptRecord {
-  return {
-    position,
-    target: a.target,
-    provider: a.provider,
-    model: a.model,
-    outcome: a.outcome,
-    reason: a.reason,
-    upstreamStatus: a.status ?? null,
-    durationMs: a.durationMs,
-    promptTokens: tokenUsage?.prompt_tokens ?? null,
-    completionTokens: tokenUsage?.completion_tokens ?? null,
-    cachedTokens: tokenUsage?.cached_tokens ?? null,
-    costUsd: costOf(tokenUsage, a.price) ?? null,
-    failedOver: a.failedOver,
   };
 }
