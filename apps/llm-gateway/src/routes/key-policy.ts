@@ -28,12 +28,11 @@ function modelName(model: string | undefined, operation: Operation): string {
 }
 
 /**
- * The refusal the caller's key policy gives this request, or undefined: then
+ * The refusal `caller`'s key policy gives this request, or undefined: then
  * the default priority is set on `ex` and its concurrency slot is held
  * (`ex.keyLease`, released when the request ends).
  */
-export function keyPolicyRefusal(ctx: GatewayContext, ex: Exchange, model: string | undefined, operation: Operation): GatewayError | undefined {
-  const caller = ex.caller;
+export function keyPolicyRefusal(ctx: GatewayContext, caller: ApiCaller | null, ex: Exchange, model: string | undefined, operation: Operation): GatewayError | undefined {
   if (!isServiceKeyCaller(caller)) return undefined;
   ctx.serviceKeys.noteUsed(caller.id);
   const refused = aliasRefusal(caller, model, operation);
