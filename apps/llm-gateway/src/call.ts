@@ -2,7 +2,8 @@
  * One request as every handler receives it: the request and its response,
  * its id and arrival time, the route's params, who the API key names, the
  * route's dialect and, on an inbound API's route, its Exchange (what it learns
- * on its way, for the usage record and the log line).
+ * on its way). When it ends, the call and its exchange together become the
+ * request's one finished record (finished-request.ts).
  *
  * Every answer goes through `json`, `text` or `error`, which write the
  * gateway's headers (X-Request-Id, the dialect's other id headers, the
@@ -17,7 +18,7 @@ import type { Dialect } from './dialects/dialect.js';
 import { errorBody, type GatewayError } from './http/errors.js';
 import { requestIdOf } from './http/request-id.js';
 import { sendError, sendText, type Headers } from './http/respond.js';
-import type { Exchange } from './routes/exchange.js';
+import type { Exchange } from './pipeline/exchange.js';
 
 /** A path's `:param` values by name (route-table.ts), decoded. */
 export type RouteParams = Readonly<Record<string, string>>;

@@ -3,12 +3,15 @@
  * lines are written in batches of ~4 KB, or every 100 ms when traffic is low,
  * so a slow stdout never blocks a request and the per-request cost stays at
  * building the line (an unbuffered write per line costs ~15 µs of event-loop
- * time, half the gateway's own overhead). `flush()` before exiting. One line per request, built by `requestLogLine`:
- * ids (the trace's too, while tracing is on), the calling key's name, alias, target, attempts and outcomes, status, durations, tokens —
- * never prompt text, never keys (the Authorization header is not read into logs).
+ * time, half the gateway's own overhead). `flush()` before exiting. One line per request, built by
+ * `requestLogLine` from the request's finished record (finished-request.ts): ids (the trace's too, while
+ * tracing is on), the calling key's name, alias, target, attempts and outcomes (attempt-view.ts), status,
+ * durations, tokens — never prompt text, never keys (the Authorization header is not read into logs).
+ * A request of no inbound API gets the line's head alone (`callLogLine`), at debug.
  */
 import { pino, type Logger } from 'pino';
-import type { Attempt, HedgeOutcome, Usage } from '@mana/llm-router';
+import { attemptLog } from './attempt-view.js';
+import type { FinishedRequest, RequestHead } from './finished-request.js';
 
 export type { Logger };
 
@@ -103,71 +106,39 @@ export function createLogger(level: string, fd = 1): LoggerHandle {
   };
 }
 
-export interface AttemptLog {
-  target: string;
-  outcome: string;
-  reason: string;
-  status?: number;
-  ms: number;
-  /** What else the attempt met (e.g. stream events it went on without). */
-  detail?: string;
-}
-
-function attemptLog(a: Attempt): AttemptLog {
-  const out: AttemptLog = { target: a.target, outcome: a.outcome, reason: a.reason, ms: Math.round(a.durationMs * 10) / 10 };
-  if (a.status !== undefined) out.status = a.status;
-  if (a.detail !== undefined) out.detail = a.detail;
-  return out;
-}
-
-export interface RequestLogFields {
-  requestId: string;
-  method: string;
-  path: string;
-  /** The inbound API of a routed request (dialects/inbound-api.ts). */
-  api?: string | undefined;
-  status: number;
-  durationMs: number;
-  ttfbMs?: number | undefined;
-  alias?: string | undefined;
-  model?: string | undefined;
-  target?: string | undefined;
-  stream?: boolean | undefined;
-  priority?: string | undefined;
-  attempts?: readonly Attempt[] | undefined;
-  /** How `hedge_after` went (absent when it was not in force). */
-  hedge?: HedgeOutcome | undefined;
-  code?: string | undefined;
-  tokenUsage?: Usage | undefined;
-  /** The request's trace id, while tracing is on. */
-  traceId?: string | undefined;
-  /** The name of the key that called (never the key); absent with auth off or a refused key. */
-  key?: string | undefined;
-}
-
-/** The one line logged per request. */
-export function requestLogLine(f: RequestLogFields): Record<string, unknown> {
-  const line: Record<string, unknown> = {
-    req_id: f.requestId,
-    method: f.method,
-    path: f.path,
-    status: f.status,
-    duration_ms: Math.round(f.durationMs * 100) / 100,
+/** The head of every request's line; alone, the debug line of a request of no inbound API. */
+export function callLogLine(h: RequestHead): Record<string, unknown> {
+  return {
+    req_id: h.requestId,
+    method: h.method,
+    path: h.path,
+    status: h.status,
+    duration_ms: Math.round(h.durationMs * 100) / 100,
   };
-  if (f.api !== undefined) line.api = f.api;
-  if (f.traceId !== undefined) line.trace_id = f.traceId;
-  if (f.key !== undefined) line.key = f.key;
-  if (f.ttfbMs !== undefined) line.ttfb_ms = Math.round(f.ttfbMs * 100) / 100;
-  if (f.model !== undefined) line.model = f.model;
-  if (f.alias !== undefined) line.alias = f.alias;
-  if (f.target !== undefined) line.target = f.target;
-  if (f.stream !== undefined) line.stream = f.stream;
-  if (f.priority !== undefined) line.priority = f.priority;
-  if (f.code !== undefined) line.code = f.code;
-  if (f.attempts !== undefined) line.attempts = f.attempts.map(attemptLog);
-  if (f.hedge !== undefined) line.hedge = f.hedge;
-  if (f.tokenUsage !== undefined) {
-    line.tokens = { prompt: f.tokenUsage.prompt_tokens, completion: f.tokenUsage.completion_tokens, total: f.tokenUsage.total_tokens };
+}
+
+/** The one line logged per request of an inbound API; key order is the line's (tests and docs read it). */
+export function requestLogLine(r: FinishedRequest): Record<string, unknown> {
+  const o = r.outcome;
+  const line = callLogLine(r);
+  line.api = r.api;
+  if (r.traceId !== undefined) line.trace_id = r.traceId;
+  if (r.caller !== null) line.key = r.caller.name;
+  if (r.ttfbMs !== undefined) line.ttfb_ms = Math.round(r.ttfbMs * 100) / 100;
+  if (r.model !== undefined) line.model = r.model;
+  // Before routing there is no outcome: the alias the body named stands in.
+  const alias = o === undefined ? r.namedAlias : o.alias;
+  if (alias !== undefined) line.alias = alias;
+  if (o?.target !== undefined) line.target = o.target;
+  line.stream = r.stream;
+  if (r.priority !== undefined) line.priority = r.priority;
+  if (r.code !== undefined) line.code = r.code;
+  if (o !== undefined) {
+    line.attempts = o.attempts.map(attemptLog);
+    if (o.hedge !== undefined) line.hedge = o.hedge;
+  }
+  if (r.tokenUsage !== undefined) {
+    line.tokens = { prompt: r.tokenUsage.prompt_tokens, completion: r.tokenUsage.completion_tokens, total: r.tokenUsage.total_tokens };
   }
   return line;
 }

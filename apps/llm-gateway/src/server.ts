@@ -13,7 +13,7 @@ import { finishCall } from './finish-call.js';
 import { errorBody, gatewayError } from './http/errors.js';
 import type { CorsPolicy } from './http/cors.js';
 import { authVerdict, isRefusal, type RouteTable } from './http/route-table.js';
-import { Exchange } from './routes/exchange.js';
+import { Exchange } from './pipeline/exchange.js';
 import type { InboundRoute } from './dialects/inbound-api.js';
 import { gatewayRouteTable } from './routes/gateway-routes.js';
 import { pathOf } from './http/url.js';
@@ -37,7 +37,7 @@ function answeredByCors(cors: CorsPolicy, table: RouteTable, req: IncomingMessag
 
 /** A request of an inbound API: counted as started, its SERVER span opened when it routes (tracing on). */
 function openExchange(call: Call, inbound: InboundRoute): Exchange {
-  const ex = new Exchange(call.id, call.startedAt, inbound, call.caller);
+  const ex = new Exchange(inbound);
   const { operation } = inbound;
   // The route is only built while tracing is on: the optional call skips its arguments otherwise.
   if (operation !== undefined) ex.trace = call.ctx.tracing?.requestStarted(call.req, { path: inbound.path, api: inbound.api, operation }, call.id, call.startedAt);

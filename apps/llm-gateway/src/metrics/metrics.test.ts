@@ -1,6 +1,30 @@
 import { parseConfig } from '@mana/llm-router';
 import { describe, expect, it } from 'vitest';
+import type { FinishedRequest } from '../finished-request.js';
 import { GatewayMetrics, OTHER_TARGET_LABEL, reasonLabel } from './metrics.js';
+
+/** A non-streamed chat request that `target` answered (or rejected) with `status`, under `alias` (undefined: named directly). */
+function finished(alias: string | undefined, target: string, status = 200): FinishedRequest {
+  return {
+    requestId: 'r1',
+    method: 'POST',
+    path: '/v1/chat/completions',
+    status,
+    durationMs: 10,
+    api: 'chat_completions',
+    code: undefined,
+    model: undefined,
+    namedAlias: undefined,
+    stream: false,
+    priority: undefined,
+    outcome: { alias, target, attempts: [], upstreamCalls: 1, retryAfterSeconds: undefined },
+    tokenUsage: undefined,
+    ttfbMs: 5,
+    firstTokenMs: undefined,
+    caller: null,
+    traceId: undefined,
+  };
+}
 
 const CONFIG = parseConfig(
   'providers:\n  local: { type: ollama, base_url: "http://127.0.0.1:1" }\n  cloud: { type: openai, base_url: "http://127.0.0.1:2/v1", api_key_required: false }\n' +
@@ -26,7 +50,7 @@ describe('GatewayMetrics', () => {
       nextTarget: undefined,
     });
     m.requestStarted();
-    m.requestFinished({ api: 'chat_completions', alias: 'mana/fast-text', target: 'cloud/m2', status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005, firstTokenSeconds: undefined });
+    m.requestFinished(finished('mana/fast-text', 'cloud/m2'));
     m.healthSource(() => [
       { provider: 'local', type: 'ollama', configured: true, unconfiguredReason: undefined, healthy: false, lastCheck: null, consecutiveFailures: 2, unhealthyUntil: null, lastError: 'refused' },
       { provider: 'cloud', type: 'openai', configured: true, unconfiguredReason: undefined, healthy: true, lastCheck: null, consecutiveFailures: 0, unhealthyUntil: null, lastError: null },
@@ -61,10 +85,10 @@ describe('GatewayMetrics', () => {
         nextTarget: `cloud/next-${i}`,
       });
       m.requestStarted();
-      m.requestFinished({ api: 'chat_completions', alias: 'direct', target, status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005, firstTokenSeconds: undefined });
+      m.requestFinished(finished(undefined, target));
     }
     m.requestStarted();
-    m.requestFinished({ api: 'chat_completions', alias: 'direct', target: 'cloud/m2', status: 200, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005, firstTokenSeconds: undefined });
+    m.requestFinished(finished(undefined, 'cloud/m2'));
     const text = await m.text();
     expect(text).not.toContain('caller-chosen');
     expect(text).toContain(`mana_llm_attempts_total{target="${OTHER_TARGET_LABEL}",outcome="failed"} 100`);
@@ -80,19 +104,19 @@ describe('GatewayMetrics', () => {
     m.labelTargetsOf(() => CONFIG);
     const finish = (status: number): void => {
       m.requestStarted();
-      m.requestFinished({ api: 'chat_completions', alias: 'mana/fast-text', target: 'cloud/m2', status, stream: false, durationSeconds: 0.01, ttfbSeconds: 0.005, firstTokenSeconds: undefined });
+      m.requestFinished(finished('mana/fast-text', 'cloud/m2', status));
     };
     const record = (prompt: number) =>
       ({ attempts: [{ target: 'cloud/m2', promptTokens: prompt, completionTokens: 2, costUsd: null }] }) as unknown as Parameters<GatewayMetrics['usageRecorded']>[1];
     finish(200);
-    m.usageRecorded('mana/fast-text', record(0));
+    m.usageRecorded(finished('mana/fast-text', 'cloud/m2'), record(0));
     let text = await m.text();
     expect(text).toContain('mana_llm_requests_total{api="chat_completions",alias="mana/fast-text",target="cloud/m2",status="200"} 1');
     expect(text).toContain('mana_llm_tokens_total{alias="mana/fast-text",target="cloud/m2",kind="prompt"} 0');
     finish(200);
     finish(200);
     finish(502);
-    m.usageRecorded('mana/fast-text', record(7));
+    m.usageRecorded(finished('mana/fast-text', 'cloud/m2'), record(7));
     text = await m.text();
     expect(text).toContain('mana_llm_requests_total{api="chat_completions",alias="mana/fast-text",target="cloud/m2",status="200"} 3');
     expect(text).toContain('mana_llm_requests_total{api="chat_completions",alias="mana/fast-text",target="cloud/m2",status="502"} 1');

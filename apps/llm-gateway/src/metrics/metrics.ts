@@ -3,12 +3,13 @@
  * labels are an interface: dashboards depend on them (see docs/operations.md, Metrics).
  *
  * Attempt and fallback counters are fed from the router's `attempt` events,
- * request counters and histograms by the chat route when a request ends,
+ * request counters and histograms from each finished request's record (finished-request.ts),
  * provider health is read from the router at scrape time.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { CAPACITY_REASONS, type AliasView, type AttemptEvent, type ConfigSnapshot, type HedgeOutcome, type ProviderHealthView } from '@mana/llm-router';
+import { CAPACITY_REASONS, type AliasView, type AttemptEvent, type ConfigSnapshot, type ProviderHealthView, type RequestOutcome } from '@mana/llm-router';
 import type { RequestRecord } from '@mana/llm-usage-store';
+import type { FinishedRequest } from '../finished-request.js';
 import { FirstTokenTimes } from './first-token-times.js';
 import { counterCells, LabelTree } from './label-cells.js';
 
@@ -38,20 +39,9 @@ export const NONE_LABEL = 'none';
  */
 export const OTHER_TARGET_LABEL = 'other';
 
-export interface FinishedRequest {
-  /** The inbound API (dialects/inbound-api.ts): a fixed list, so the label stays bounded. */
-  readonly api: string;
-  readonly alias: string;
-  readonly target: string;
-  readonly status: number;
-  readonly stream: boolean;
-  readonly durationSeconds: number;
-  /** Undefined when no byte was sent (client left first). */
-  readonly ttfbSeconds: number | undefined;
-  /** A committed stream: how long the answering target took from its call's start to its first content delta. */
-  readonly firstTokenSeconds: number | undefined;
-  /** How `hedge_after` went; undefined when it was not in force for the request. */
-  readonly hedge?: HedgeOutcome | undefined;
+/** A request's `alias` label: its alias, `direct` for a `provider/model` it named, `none` when it never routed that far. */
+function aliasLabel(outcome: RequestOutcome | undefined): string {
+  return outcome?.alias ?? (outcome?.target !== undefined ? DIRECT_ALIAS_LABEL : NONE_LABEL);
 }
 
 /** HTTP status codes as label values, made once (a request would otherwise build the string each time). */
@@ -372,29 +362,30 @@ export class GatewayMetrics {
     this.inFlight.inc();
   }
 
+  /** A request of an inbound API ended (once per request, whatever its status); its key's count too, when a key named a caller. */
   requestFinished(r: FinishedRequest): void {
     this.inFlight.dec();
+    const o = r.outcome;
+    const alias = aliasLabel(o);
+    const resolved = o?.target ?? NONE_LABEL;
     const stream = r.stream ? 'true' : 'false';
-    const target = this.targetLabel(r.target);
-    this.requestsCells.cell(r.api, r.alias, target, statusLabel(r.status)).value += 1;
-    if (r.status < 400 && r.target !== NONE_LABEL) this.aliasResolvedCells.cell(r.alias, target).value += 1;
-    this.durationChildren.get(r.api, r.alias, stream).observe(r.durationSeconds);
-    if (r.ttfbSeconds !== undefined) this.ttfbChildren.get(r.api, r.alias, stream).observe(r.ttfbSeconds);
-    if (r.firstTokenSeconds !== undefined && target !== OTHER_TARGET_LABEL && target !== NONE_LABEL) {
-      this.firstTokenChildren.get(target).observe(r.firstTokenSeconds);
-      this.firstTokenTimes.observe(target, r.firstTokenSeconds * 1000);
+    const target = this.targetLabel(resolved);
+    this.requestsCells.cell(r.api, alias, target, statusLabel(r.status)).value += 1;
+    if (r.status < 400 && resolved !== NONE_LABEL) this.aliasResolvedCells.cell(alias, target).value += 1;
+    this.durationChildren.get(r.api, alias, stream).observe(r.durationMs / 1000);
+    if (r.ttfbMs !== undefined) this.ttfbChildren.get(r.api, alias, stream).observe(r.ttfbMs / 1000);
+    if (r.firstTokenMs !== undefined && target !== OTHER_TARGET_LABEL && target !== NONE_LABEL) {
+      const seconds = r.firstTokenMs / 1000;
+      this.firstTokenChildren.get(target).observe(seconds);
+      this.firstTokenTimes.observe(target, seconds * 1000);
     }
-    if (r.hedge !== undefined) this.hedgeCells.cell(r.alias, r.hedge).value += 1;
+    if (o?.hedge !== undefined) this.hedgeCells.cell(alias, o.hedge).value += 1;
+    if (r.caller !== null) this.keyRequestsCells.cell(r.caller.name).value += 1;
   }
 
   /** A committed stream of `target` went on without `count` unparsable events. */
   upstreamEventsSkipped(target: string, count: number): void {
     this.badEventsCells.cell(this.targetLabel(target)).value += count;
-  }
-
-  /** A routed request admitted with the key named `keyName` ended (once per request, whatever its status). */
-  keyRequested(keyName: string): void {
-    this.keyRequestsCells.cell(keyName).value += 1;
   }
 
   /** Usage metrics are fed only when recording is on; with `--usage off` they read 0 (and tokens and cost have no series). */
@@ -420,7 +411,8 @@ export class GatewayMetrics {
   }
 
   /** Tokens and cost of a finished request, from its usage record (every call with a price and usage counts). */
-  usageRecorded(alias: string, record: RequestRecord): void {
+  usageRecorded(r: FinishedRequest, record: RequestRecord): void {
+    const alias = aliasLabel(r.outcome);
     for (const a of record.attempts) {
       const target = this.targetLabel(a.target);
       if (a.promptTokens !== null) this.tokensCells.cell(alias, target, 'prompt').value += a.promptTokens;

@@ -13,7 +13,7 @@ import type { ServiceKeyCaller } from '@mana/llm-service-keys';
 import type { GatewayContext } from '../context.js';
 import type { ApiCaller } from '../http/api-caller.js';
 import { gatewayError, type GatewayError } from '../http/errors.js';
-import type { Exchange } from '../routes/exchange.js';
+import type { Exchange } from './exchange.js';
 
 /** How long a client refused for its key's concurrency is told to wait: a slot frees when any request of the key ends. */
 export const KEY_CONCURRENCY_RETRY_AFTER_S = 1; // 1 s
@@ -28,12 +28,11 @@ function modelName(model: string | undefined, operation: Operation): string {
 }
 
 /**
- * The refusal the caller's key policy gives this request, or undefined: then
+ * The refusal `caller`'s key policy gives this request, or undefined: then
  * the default priority is set on `ex` and its concurrency slot is held
  * (`ex.keyLease`, released when the request ends).
  */
-export function keyPolicyRefusal(ctx: GatewayContext, ex: Exchange, model: string | undefined, operation: Operation): GatewayError | undefined {
-  const caller = ex.caller;
+export function keyPolicyRefusal(ctx: GatewayContext, caller: ApiCaller | null, ex: Exchange, model: string | undefined, operation: Operation): GatewayError | undefined {
   if (!isServiceKeyCaller(caller)) return undefined;
   ctx.serviceKeys.noteUsed(caller.id);
   const refused = aliasRefusal(caller, model, operation);

@@ -8,7 +8,7 @@ import type { GatewayContext } from '../context.js';
 import type { ClientAbort } from '../http/client-abort.js';
 import { fromRouterError, gatewayError } from '../http/errors.js';
 import { drained, type Headers } from '../http/respond.js';
-import type { Exchange } from '../routes/exchange.js';
+import type { Exchange } from './exchange.js';
 import type { StreamEncoder } from '../dialects/codec.js';
 
 // A named function rather than a closure per event: the SSE loop is the hot path.

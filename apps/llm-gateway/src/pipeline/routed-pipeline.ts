@@ -22,7 +22,7 @@ import { discardBodyThenClose } from '../http/linger.js';
 import { readJsonBody, type JsonBody } from '../http/read-json-body.js';
 import { isJsonContentType, priorityOf } from '../http/request-headers.js';
 import type { Headers } from '../http/respond.js';
-import type { Exchange } from '../routes/exchange.js';
+import type { Exchange } from './exchange.js';
 import type { DecodedRequest, InboundCodec } from '../dialects/codec.js';
 import { KEY_CONCURRENCY_RETRY_AFTER_S, keyPolicyRefusal } from './key-policy.js';
 import { closeStream, relayStream } from './relay-stream.js';
@@ -55,7 +55,7 @@ export async function handleRouted(codec: InboundCodec, call: Call): Promise<voi
   ex.trace?.decoded(decoded.body, decoded.stream);
   const { ctx, req, res } = call;
   // The caller's key policy, before any upstream call: its aliases, default priority and concurrency.
-  const refusal = keyPolicyRefusal(ctx, ex, decoded.model, codec.operation);
+  const refusal = keyPolicyRefusal(ctx, call.caller, ex, decoded.model, codec.operation);
   if (refusal !== undefined) {
     return call.error(refusal, refusal.code === 'key_concurrency_exceeded' ? { 'retry-after': KEY_CONCURRENCY_RETRY_AFTER_S } : undefined);
   }

@@ -14,7 +14,8 @@ import { CallSpan, type RequestParameters } from './call-span.js';
 import { ATTR, GEN_AI_OPERATION, TARGET_SKIPPED_EVENT } from './span-attributes.js';
 import { markSpanFailed, startSpanRecord, type SpanRecord } from './span-record.js';
 import type { SpanPlace, SpanTools } from './span-tools.js';
-import type { RequestTrace, TracedEnd, TracedRoute } from './tracing.js';
+import type { FinishedRequest } from '../finished-request.js';
+import type { RequestTrace, TracedRoute } from './tracing.js';
 
 /** The longest `User-Agent` kept on a span (a client may send kilobytes). */
 const MAX_USER_AGENT = 256;
@@ -87,7 +88,7 @@ export class RequestSpan implements RequestTrace {
     this.record?.events.push({ name: TARGET_SKIPPED_EVENT, time: performance.now(), attributes: { [ATTR.target]: attempt.target, [ATTR.reason]: attempt.reason } });
   }
 
-  finished(end: TracedEnd): void {
+  finished(end: FinishedRequest): void {
     for (const call of this.open) call.endWithRequest();
     const record = this.record;
     if (record === undefined) return;

@@ -11,7 +11,8 @@
  * through the shared pipeline, named by its `path`, `api` and `operation`.
  */
 import type { IncomingMessage } from 'node:http';
-import type { AttemptObserver, RequestOutcome, RouterRequest } from '@mana/llm-router';
+import type { AttemptObserver, RouterRequest } from '@mana/llm-router';
+import type { FinishedRequest } from '../finished-request.js';
 import type { InboundCodec } from '../dialects/codec.js';
 
 /** What names a request's spans: its route, inbound API and the operation asked of the router. */
@@ -30,22 +31,12 @@ export interface Tracing {
   shutdown(timeoutMs: number): Promise<boolean>;
 }
 
-/** The end of a request, as its SERVER span records it. */
-export interface TracedEnd {
-  readonly status: number;
-  /** The gateway's error code, when it answered one. */
-  readonly code: string | undefined;
-  /** The model the client asked for (an alias or `provider/model`). */
-  readonly model: string | undefined;
-  readonly outcome: RequestOutcome | undefined;
-}
-
 /** One request's trace; the router is told of its attempts through it (`RouterRequest.observer`). */
 export interface RequestTrace extends AttemptObserver {
   /** The trace's id (32 hex digits), on the log line and the usage record. */
   readonly traceId: string;
   /** The decoded request: the parameters its attempt spans carry (never its content) and whether it streams. */
   decoded(body: RouterRequest['body'], stream: boolean): void;
-  /** The request is over (a stream's at its last byte): ends the SERVER span. Called once. */
-  finished(end: TracedEnd): void;
+  /** The request is over (a stream's at its last byte): ends the SERVER span with its status, model and outcome. Called once. */
+  finished(end: FinishedRequest): void;
 }
