@@ -276,30 +276,37 @@ export interface BodyText {
   readonly modelEnd: number;
 }
 
-/** The inbound dialects other than the router's own (OpenAI's): Anthropic Messages. */
-export type SourceDialect = 'anthropic';
-
 /**
- * What a result's body or stream events are written in: `openai` (the router's
- * own shape: `chat.completion`, `chat.completion.chunk`), or the request's
- * source dialect when a target of that protocol answered it natively (see
- * SourceRequest). Only a request with a `source` ever gets a native result.
+ * A provider protocol (ProviderType) other than the router's own (OpenAI's)
+ * that a request can already be written in: Anthropic's Messages. A target of
+ * that protocol can take such a request as written (OriginalRequest), so it
+ * is a protocol the router knows natively, not only by translation.
  */
-export type ResultDialect = 'openai' | SourceDialect;
+export type NativeProtocol = Extract<ProviderType, 'anthropic'>;
 
 /**
- * The client's request in its own inbound dialect, when that is not the
- * router's (OpenAI's): `body` of the RouterRequest is its translation, and
- * this is what the client wrote, for a target whose protocol is that dialect.
+ * The protocol a result's body or stream events are written in: `openai` (the
+ * router's own shape: `chat.completion`, `chat.completion.chunk`), or the
+ * request's native protocol when a target of that protocol took the request
+ * as written and answered it untranslated (see OriginalRequest). Only a
+ * request with an `original` ever gets a result in a native protocol.
+ */
+export type ResultProtocol = Extract<ProviderType, 'openai'> | NativeProtocol;
+
+/**
+ * The client's request as written, when it is written in another protocol
+ * than the router's own (OpenAI's): `body` of the RouterRequest is its
+ * translation, and this is the request itself, for a target of `protocol`.
  * The translation drops what OpenAI-shaped targets cannot take (Anthropic's
- * `thinking`, `cache_control`); the original keeps it. A target whose
- * protocol is that dialect (`anthropic`) gets the original with only `model`
- * replaced, and its answer comes back untranslated (`dialect` of the result);
- * the other targets of the chain get the translation.
+ * `thinking`, `cache_control`); the original keeps it. A target of that
+ * protocol (`anthropic`) gets the original with only `model` replaced, and
+ * its answer comes back untranslated (`protocol` of the result); the other
+ * targets of the chain get the translation.
  */
-export interface SourceRequest {
-  readonly dialect: SourceDialect;
-  /** The parsed body, as the client sent it. */
+export interface OriginalRequest {
+  /** The provider protocol the request is written in. */
+  readonly protocol: NativeProtocol;
+  /** The parsed body, as the client wrote it. */
   readonly body: Record<string, unknown>;
   /** Its text with the span of `model` (see BodyText), when it has a top-level `model`. */
   readonly bodyText: BodyText | undefined;
@@ -331,8 +338,8 @@ export interface RouterRequest {
   readonly body: ChatRequestBody | EmbeddingRequestBody;
   /** `body` as the client wrote it, when the caller has it (see `BodyText`). */
   readonly bodyText?: BodyText | undefined;
-  /** The client's own request, when `body` is a translation of another dialect. */
-  readonly source?: SourceRequest | undefined;
+  /** The client's request as written, when `body` translates it from another protocol (see OriginalRequest). */
+  readonly original?: OriginalRequest | undefined;
   readonly stream: boolean;
   readonly priority?: Priority;
   /** Aborting cancels the upstream request at once. Any `CancelSignal`; a standard `AbortSignal` is one. */
@@ -363,10 +370,10 @@ export interface RouterRequest {
   readonly optionalParameters?: readonly string[] | undefined;
   /**
    * What `body` (the translation) leaves out because only a target that takes
-   * the client's request natively (`source`, in its own dialect) can honour it:
+   * the client's request as written (`original`, in its own protocol) can honour it:
    * Anthropic's server tools (and their calls and results in the
-   * conversation, a document) on `/v1/messages`, OpenAI's hosted tools on
-   * `/v1/responses`. Any other target is skipped as `unsupported_parameter`
+   * conversation, a document), OpenAI's hosted tools of its Responses
+   * protocol. Any other target is skipped as `unsupported_parameter`
    * naming the first one, unless every one is droppable and the target's
    * `hosted_tools` setting is `drop`: it then gets `body` as it is.
    */
@@ -462,8 +469,8 @@ export interface ResultBase {
 export interface JsonResult extends ResultBase {
   readonly kind: 'json';
   readonly status: number;
-  /** What `body` and `text` are written in: `openai` (a `chat.completion`), or a native answer's dialect (an Anthropic `message`). */
-  readonly dialect: ResultDialect;
+  /** The protocol `body` and `text` are written in: `openai` (a `chat.completion`), or a native answer's (an Anthropic `message`). */
+  readonly protocol: ResultProtocol;
   readonly body: Record<string, unknown>;
   /**
    * `body` as the upstream wrote it, when that is exactly what `body` holds: send
@@ -480,19 +487,19 @@ export interface JsonResult extends ResultBase {
  * A committed stream: the first content delta has arrived, so the router can no
  * longer change target. `events` yields the JSON text of each
  * `chat.completion.chunk` (without `data: ` framing or `[DONE]`), or of each
- * native event (see `dialect`). If the upstream
+ * native event (see `protocol`). If the upstream
  * fails after the commit, iteration throws a RouterError with code
  * `stream_interrupted`; the caller must end its stream with an error event.
  */
 export interface StreamResult extends ResultBase {
   readonly kind: 'stream';
   /**
-   * What `events` are written in: `openai` (each a `chat.completion.chunk`), or a
-   * native stream's dialect: for `anthropic`, each event is the JSON `data` of one
+   * The protocol `events` are written in: `openai` (each a `chat.completion.chunk`), or a
+   * native stream's: for `anthropic`, each event is the JSON `data` of one
    * of Anthropic's stream events as the upstream sent it (its `type` names the
    * event), `message_stop` included.
    */
-  readonly dialect: ResultDialect;
+  readonly protocol: ResultProtocol;
   readonly events: AsyncIterable<string>;
   /** Filled in as the stream progresses (final when iteration ends). */
   readonly usage: Usage | undefined;

@@ -16,7 +16,7 @@
  * holds. A codec in the router's dialect passes them through (the parsed body
  * itself, the upstream's text, `data: <event>`): no second parse or serialise.
  */
-import type { JsonResult, NativeOnlyPart, Operation, RouterRequest, SourceRequest, StreamResult, UpstreamErrorResult } from '@mana/llm-router';
+import type { JsonResult, NativeOnlyPart, Operation, OriginalRequest, RouterRequest, StreamResult, UpstreamErrorResult } from '@mana/llm-router';
 import type { GatewayError, GatewayErrorCode } from '../http/errors.js';
 import type { JsonBody } from '../http/read-json-body.js';
 import type { RelayedBody } from '../http/upstream-error-body.js';
@@ -27,8 +27,8 @@ import type { InboundRoute } from './inbound-api.js';
  * A decoded request body: the router's body, the model asked for and whether
  * to stream, or the 400 to answer. When `body` is the parsed value itself
  * (nothing translated or dropped), the client's text goes upstream as written.
- * A codec of another dialect than the router's may also keep the client's own
- * request (`source`), for a target that speaks that dialect; name the body's
+ * A codec of another dialect than the router's may also keep the client's
+ * request as written (`original`), for a target of that protocol; name the body's
  * parameters that are hints (`optionalParameters`, RouterRequest's) and what
  * only a target taking the request natively can honour (`nativeOnly`: hosted
  * tools, RouterRequest's); and keep
@@ -38,7 +38,7 @@ import type { InboundRoute } from './inbound-api.js';
  * client's name and namespace, responses/tool-namespaces.ts).
  */
 export type Decoded = Validation<RouterRequest['body'], GatewayErrorCode> & {
-  readonly source?: SourceRequest | undefined;
+  readonly original?: OriginalRequest | undefined;
   readonly optionalParameters?: readonly string[] | undefined;
   readonly nativeOnly?: readonly NativeOnlyPart[] | undefined;
   readonly echo?: Readonly<Record<string, unknown>> | undefined;
@@ -69,7 +69,7 @@ export interface InboundCodec extends InboundRoute {
   readonly operation: Operation;
   /**
    * The parsed JSON body (already size-, UTF-8- and depth-checked) → the router's request body.
-   * `body` (its text) is there for a codec that keeps the client's own request (`Decoded.source`).
+   * `body` (its text) is there for a codec that keeps the client's request as written (`Decoded.original`).
    */
   decode(parsed: unknown, body: ReadBody): Decoded;
   /** The JSON body of a successful answer. */

@@ -71,7 +71,7 @@ export async function handleRouted(codec: InboundCodec, call: Call): Promise<voi
       body: decoded.body,
       // The client's text goes upstream with only `model` replaced, when the decoded body is exactly its parse.
       bodyText: body.scan.model !== undefined && decoded.body === body.value ? { text: body.text, modelStart: body.scan.model.start, modelEnd: body.scan.model.end } : undefined,
-      source: decoded.source,
+      original: decoded.original,
       optionalParameters: decoded.optionalParameters,
       nativeOnly: decoded.nativeOnly,
       stream: decoded.stream,

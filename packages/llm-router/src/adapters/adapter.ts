@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { BodyText, ChatRequestBody, ClientHeaders, EmbeddingRequestBody, ProviderConfig, SourceDialect, SourceRequest, TargetConfig, Usage } from '../types.js';
+import type { BodyText, ChatRequestBody, ClientHeaders, EmbeddingRequestBody, NativeProtocol, OriginalRequest, ProviderConfig, TargetConfig, Usage } from '../types.js';
 
 /**
  * The contract between the attempt loop and a provider protocol. An adapter
@@ -33,10 +33,10 @@ export interface AdapterCall<Body = ChatRequestBody> {
   /** The client's request headers (see RouterRequest): a protocol picks out the few it passes on. */
   readonly clientHeaders?: ClientHeaders | undefined;
   /**
-   * The client's own request when `body` translates it from another dialect (see
-   * SourceRequest): a protocol that is that dialect sends it instead of `body`.
+   * The client's request as written when `body` translates it from another
+   * protocol (see OriginalRequest): a target of that protocol sends it instead of `body`.
    */
-  readonly source?: SourceRequest | undefined;
+  readonly original?: OriginalRequest | undefined;
   /**
    * Headers the request's observer adds to this one call (its `traceparent`), already
    * checked against the provider's `propagate_trace`; the call's own headers win.
@@ -69,16 +69,16 @@ export interface JsonSuccess {
   readonly text: string | undefined;
   readonly headers: RelayHeaders;
   /**
-   * Set when the call went out natively (the request's source dialect is the
-   * protocol's own): the upstream's answer as it wrote it, for the caller;
+   * Set when the call went out natively (the request is written in this
+   * protocol): the upstream's answer as it wrote it, for the caller;
    * `body` is then its OpenAI translation, which the answer checks and usage read.
    */
   readonly native?: NativeAnswer | undefined;
 }
 
-/** An answer in the client's own dialect, untranslated. */
+/** An answer in the protocol the client's request is written in, untranslated. */
 export interface NativeAnswer {
-  readonly dialect: SourceDialect;
+  readonly protocol: NativeProtocol;
   readonly body: Record<string, unknown>;
   readonly text: string;
 }
@@ -139,10 +139,10 @@ export interface StreamOpen {
   readonly decoder: StreamDecoder;
   /**
    * Set when the call went out natively: the decoder's chunks then carry the
-   * upstream's own events in this dialect (flagged as their translation would be),
+   * upstream's own events in this protocol (flagged as their translation would be),
    * not `chat.completion.chunk`s.
    */
-  readonly native?: SourceDialect | undefined;
+  readonly native?: NativeProtocol | undefined;
 }
 
 export type AdapterStream = StreamOpen | HttpFailure;
@@ -150,15 +150,15 @@ export type AdapterStream = StreamOpen | HttpFailure;
 export interface Adapter {
   /**
    * The first request parameter this protocol cannot honour: the target is skipped
-   * before any call. Never one for a request it takes natively (`source` in its own dialect).
+   * before any call. Never one for a request it takes as written (`original` in this protocol).
    */
-  unsupportedParameter(body: ChatRequestBody, source?: SourceRequest): string | undefined;
+  unsupportedParameter(body: ChatRequestBody, original?: OriginalRequest): string | undefined;
   /**
-   * Whether a call with this `source` goes out as the client wrote it (its dialect
-   * is this protocol's): what the translation leaves out (RouterRequest.nativeOnly)
+   * Whether a call with this `original` goes out as the client wrote it (it is
+   * written in this protocol): what the translation leaves out (RouterRequest.nativeOnly)
    * then reaches the upstream anyway.
    */
-  takesNatively(source: SourceRequest | undefined): boolean;
+  takesNatively(original: OriginalRequest | undefined): boolean;
   /** Non-streaming call. */
   complete(call: AdapterCall): Promise<AdapterResponse>;
   /** Streaming call; resolves when the response headers arrive. */

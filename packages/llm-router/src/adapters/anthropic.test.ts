@@ -311,15 +311,15 @@ describe('Anthropic streams become chat.completion.chunk events', () => {
   });
 });
 
-describe("a Messages client's request goes natively", () => {
-  /** The router's request for a Messages body: its (minimal) translation, and the client's own text with the span of `model`. */
+describe("a request written in Anthropic's protocol goes natively", () => {
+  /** The router's request for a Messages body: its (minimal) translation, and the client's request as written, its text with the span of `model`. */
   function messagesRequest(native: Record<string, unknown>, stream: boolean): RouterRequest {
     const text = JSON.stringify(native);
     const modelStart = text.indexOf('"mana/reasoning"');
     return {
       model: 'mana/reasoning',
       body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 64, stream },
-      source: { dialect: 'anthropic', body: native, bodyText: { text, modelStart, modelEnd: modelStart + '"mana/reasoning"'.length } },
+      original: { protocol: 'anthropic', body: native, bodyText: { text, modelStart, modelEnd: modelStart + '"mana/reasoning"'.length } },
       stream,
       clientHeaders: { 'anthropic-beta': 'prompt-caching-2024-07-31' },
     };
@@ -339,7 +339,7 @@ describe("a Messages client's request goes natively", () => {
     const sent = claude.requests.at(-1)!;
     expect(sent.body).toEqual({ ...NATIVE, model: 'claude-sonnet-4-5' });
     expect(sent.headers['anthropic-beta']).toBe('prompt-caching-2024-07-31');
-    expect(result.dialect).toBe('anthropic');
+    expect(result.protocol).toBe('anthropic');
     expect(result.body).toMatchObject({ type: 'message', model: 'claude-sonnet-4-5', content: [{ type: 'thinking', thinking: 'Short.' }, { type: 'text', text: 'A memo, summed up.' }] });
     expect(JSON.parse(result.text!)).toEqual(result.body);
     expect(result.usage).toEqual({ prompt_tokens: 42, completion_tokens: 5, total_tokens: 47, cached_tokens: 30 });
@@ -349,7 +349,7 @@ describe("a Messages client's request goes natively", () => {
     claude.on('claude-sonnet-4-5', { kind: 'answer', content: 'abcdef', chunks: 3, usage: { prompt_tokens: 12, completion_tokens: 3 } });
     const result = (await router.execute(messagesRequest({ ...NATIVE, stream: true }, true))) as StreamResult;
     expect(claude.requests.at(-1)!.body).toEqual({ ...NATIVE, stream: true, model: 'claude-sonnet-4-5' });
-    expect(result.dialect).toBe('anthropic');
+    expect(result.protocol).toBe('anthropic');
     const types: string[] = [];
     for await (const data of result.events) types.push((JSON.parse(data) as { type: string }).type);
     expect(types).toEqual([
@@ -367,9 +367,9 @@ describe("a Messages client's request goes natively", () => {
     expect(result.usage).toEqual({ prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, cached_tokens: 0 });
   });
 
-  it('a request without a source never goes natively', async () => {
+  it('a request without an original never goes natively', async () => {
     const result = await ask({});
-    expect(result.dialect).toBe('openai');
+    expect(result.protocol).toBe('openai');
     expect(result.body).toMatchObject({ object: 'chat.completion' });
   });
 });

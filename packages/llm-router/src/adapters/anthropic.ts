@@ -13,13 +13,13 @@ import { isPlainObject } from '../plain-object.js';
  * `https://api.anthropic.com`), translated to and from the OpenAI shape. The
  * key goes in `x-api-key` (a credential header, redacted like Authorization),
  * with the API version the translation is written for; a client's
- * `anthropic-beta` header is passed on as it came. A Messages request from a
- * client (`source` in the `anthropic` dialect) is not translated at all: it
+ * `anthropic-beta` header is passed on as it came. A client's request written
+ * in this protocol (`original` in `anthropic`) is not translated at all: it
  * goes upstream with only `model` replaced, and its answer comes back as
- * Anthropic wrote it (see Dialect.sourceDialect).
+ * Anthropic wrote it (see Dialect.nativeProtocol).
  */
 export const anthropicDialect: Dialect = {
-  sourceDialect: 'anthropic',
+  nativeProtocol: 'anthropic',
   chatPath: '/v1/messages',
   // Never called: toEmbeddingBody refuses before any network call.
   embedPath: '/v1/embeddings',

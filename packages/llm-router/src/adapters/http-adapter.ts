@@ -1,4 +1,4 @@
-import type { ChatRequestBody, EmbeddingRequestBody, ProviderConfig, SourceDialect, SourceRequest } from '../types.js';
+import type { ChatRequestBody, EmbeddingRequestBody, NativeProtocol, OriginalRequest, ProviderConfig } from '../types.js';
 import type { Adapter, AdapterCall, AdapterResponse, AdapterStream, StreamDecoder } from './adapter.js';
 import { passThrough } from './pass-through.js';
 import { openBody } from './body-chunks.js';
@@ -22,12 +22,13 @@ export interface Dialect {
   /** Names the listing in probe errors (`<listingName> answered 503`). */
   readonly listingName: string;
   /**
-   * The inbound dialect this protocol is, if any (Messages: `anthropic`). A request whose
-   * `source` is in it goes upstream as the client wrote it, with only `model` replaced
-   * (pass-through.ts), and the answer comes back as the upstream wrote it: beside its
-   * translation (`JsonSuccess.native`), or as the events of a native stream decoder.
+   * This protocol, when a client's request can already be written in it (a NativeProtocol:
+   * Messages, `anthropic`). A request whose `original` is written in it goes upstream as
+   * the client wrote it, with only `model` replaced (pass-through.ts), and the answer
+   * comes back as the upstream wrote it: beside its translation (`JsonSuccess.native`),
+   * or as the events of a native stream decoder.
    */
-  readonly sourceDialect?: SourceDialect;
+  readonly nativeProtocol?: NativeProtocol;
   /** The first request parameter this protocol cannot honour (the target is then skipped), or undefined. */
   unsupportedParameter(body: ChatRequestBody): string | undefined;
   /**
@@ -83,20 +84,20 @@ export class HttpAdapter implements Adapter {
     private readonly dispatchers: Dispatchers,
   ) {}
 
-  unsupportedParameter(body: ChatRequestBody, source?: SourceRequest): string | undefined {
-    // The client's own request in this protocol: the upstream judges it itself.
-    if (this.takesNatively(source)) return undefined;
+  unsupportedParameter(body: ChatRequestBody, original?: OriginalRequest): string | undefined {
+    // The client's request as written in this protocol: the upstream judges it itself.
+    if (this.takesNatively(original)) return undefined;
     return this.dialect.unsupportedParameter(body);
   }
 
-  takesNatively(source: SourceRequest | undefined): boolean {
-    return source !== undefined && source.dialect === this.dialect.sourceDialect;
+  takesNatively(original: OriginalRequest | undefined): boolean {
+    return original !== undefined && original.protocol === this.dialect.nativeProtocol;
   }
 
   complete(call: AdapterCall): Promise<AdapterResponse> {
     const p = this.prepare(call.provider);
-    const source = this.nativeSource(call);
-    return this.postJson(p, call, p.chatPath, this.chatBody(call, source, false), (json) => this.dialect.parseCompletion(json), source?.dialect);
+    const original = this.asWritten(call);
+    return this.postJson(p, call, p.chatPath, this.chatBody(call, original, false), (json) => this.dialect.parseCompletion(json), original?.protocol);
   }
 
   embed(call: AdapterCall<EmbeddingRequestBody>): Promise<AdapterResponse> {
@@ -111,7 +112,7 @@ export class HttpAdapter implements Adapter {
     path: string,
     body: unknown,
     parse: (json: unknown) => Record<string, unknown>,
-    native?: SourceDialect,
+    native?: NativeProtocol,
   ): Promise<AdapterResponse> {
     const dispatcher = this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs);
     // The whole body as one string without a body Readable (see collect-body.ts); the
@@ -125,13 +126,13 @@ export class HttpAdapter implements Adapter {
     const ok = { ok: true, status: res.statusCode, body: answer, text: answer === parsed ? res.text : undefined, headers: relayHeaders(res.headers) } as const;
     // `parse` checked that the answer is an object of the protocol's shape.
     const text = json === parsed ? res.text : JSON.stringify(json);
-    return native === undefined ? ok : { ...ok, native: { dialect: native, body: json as Record<string, unknown>, text } };
+    return native === undefined ? ok : { ...ok, native: { protocol: native, body: json as Record<string, unknown>, text } };
   }
 
   async stream(call: AdapterCall): Promise<AdapterStream> {
     const p = this.prepare(call.provider);
-    const source = this.nativeSource(call);
-    const options = postOptions(call, p.chatPath, this.chatBody(call, source, true), this.postHeaders(p, call));
+    const original = this.asWritten(call);
+    const options = postOptions(call, p.chatPath, this.chatBody(call, original, true), this.postHeaders(p, call));
     const dispatcher = this.dispatchers.get(p.origin, call.target.settings.connectTimeoutMs);
     // Body chunks straight from the dispatch handler to the decoder (see body-chunks.ts).
     const res = await openBody(dispatcher, options, call.signal);
@@ -141,21 +142,21 @@ export class HttpAdapter implements Adapter {
       status: res.statusCode,
       headers: relayHeaders(res.headers),
       body: res.body,
-      decoder: this.dialect.newStreamDecoder(call.target.settings.maxStreamEventBytes, clientAskedUsage(call.body), source !== undefined),
-      ...(source === undefined ? {} : { native: source.dialect }),
+      decoder: this.dialect.newStreamDecoder(call.target.settings.maxStreamEventBytes, clientAskedUsage(call.body), original !== undefined),
+      ...(original === undefined ? {} : { native: original.protocol }),
     };
   }
 
-  /** The request's source when this protocol speaks its dialect: the call then goes out natively. */
-  private nativeSource(call: AdapterCall): SourceRequest | undefined {
-    return this.takesNatively(call.source) ? call.source : undefined;
+  /** The client's request as written when it is written in this protocol: the call then goes out natively. */
+  private asWritten(call: AdapterCall): OriginalRequest | undefined {
+    return this.takesNatively(call.original) ? call.original : undefined;
   }
 
-  /** The chat body: the client's own request with only `model` (and `stream`, if it disagrees) changed, else the dialect's translation. */
-  private chatBody(call: AdapterCall, source: SourceRequest | undefined, stream: boolean): unknown {
-    if (source === undefined) return this.dialect.toRequestBody(call, stream);
-    const own = { target: call.target, body: source.body, bodyText: source.bodyText };
-    return passThrough(own, (source.body.stream === true) === stream ? {} : { stream });
+  /** The chat body: the client's request as written with only `model` (and `stream`, if it disagrees) changed, else the dialect's translation. */
+  private chatBody(call: AdapterCall, original: OriginalRequest | undefined, stream: boolean): unknown {
+    if (original === undefined) return this.dialect.toRequestBody(call, stream);
+    const own = { target: call.target, body: original.body, bodyText: original.bodyText };
+    return passThrough(own, (original.body.stream === true) === stream ? {} : { stream });
   }
 
   async listModels(provider: ProviderConfig, signal: AbortSignal): Promise<string[]> {

@@ -2,7 +2,7 @@ import type { AdapterCall } from './adapter.js';
 
 /**
  * The caller's body for an upstream of the caller's own protocol (an
- * OpenAI-compatible one; Anthropic for a Messages request): as the caller sent it,
+ * OpenAI-compatible one; Anthropic for a request written in its protocol): as the caller sent it,
  * with `model` set to the target's model and the members of `changes` set.
  *
  * When the caller's text is known (`call.bodyText`) and every changed member

@@ -1,8 +1,8 @@
 /**
  * Anthropic Messages ↔ OpenAI chat completions: the tables both sides of the
- * gateway translate with, declared once. The gateway's `/v1/messages` codec
- * reads them to answer an Anthropic client from an OpenAI-shaped result; a
- * router dialect that speaks Messages to an upstream reads them the other way.
+ * gateway translate with, declared once. The gateway reads them to answer a
+ * client of Anthropic's protocol from an OpenAI-shaped result; the router's
+ * `anthropic` protocol reads them the other way to speak to an upstream.
  * Exported as `@mana/llm-router/anthropic` (data only: no HTTP, no I/O).
  */
 

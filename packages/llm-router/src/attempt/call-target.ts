@@ -93,7 +93,7 @@ export async function callTarget(c: TargetCall): Promise<CallOutcome> {
     signal: timer,
     firstByte: timer,
     clientHeaders: c.request.clientHeaders,
-    source: c.request.source,
+    original: c.request.original,
     traceHeaders: c.provider.propagateTrace ? watch?.headers : undefined,
   };
   try {
@@ -131,7 +131,7 @@ async function complete(c: TargetCall, call: AdapterCall<RouterRequest['body']>,
       kind: 'json',
       ...settle(c, 'ok', 'ok', started, res, undefined, watch === undefined ? undefined : answerFacts(res.body, usage)),
       status: res.status,
-      dialect: native?.dialect ?? 'openai',
+      protocol: native?.protocol ?? 'openai',
       body: native?.body ?? res.body,
       text: native !== undefined ? native.text : reshaped ? undefined : res.text,
       usage,
@@ -175,7 +175,7 @@ async function stream(c: TargetCall, call: AdapterCall, timer: FirstByteTimer, l
   const result: StreamResult = {
     kind: 'stream',
     ...base,
-    dialect: open.native ?? 'openai',
+    protocol: open.native ?? 'openai',
     events,
     get usage() {
       return events.usage;

@@ -1,5 +1,5 @@
 import type { Adapter } from '../adapters/adapter.js';
-import type { ChatRequestBody, NativeOnlyPart, ProviderConfig, RouterRequest, SourceRequest, TargetConfig } from '../types.js';
+import type { ChatRequestBody, NativeOnlyPart, OriginalRequest, ProviderConfig, RouterRequest, TargetConfig } from '../types.js';
 
 /**
  * What a chat request's parameters mean for one target, from its protocol's
@@ -45,7 +45,7 @@ type Part<T> = { readonly kind: 'refused'; readonly param: string; readonly deta
 /** The request's parameters for this target: as sent, without the optional ones it cannot honour, or refused. */
 function parameters(adapter: Adapter, provider: ProviderConfig, request: RouterRequest): Part<{ readonly body: ChatRequestBody }> {
   const body = request.body as ChatRequestBody;
-  let param = unsupportedParameter(adapter, provider, body, request.source);
+  let param = unsupportedParameter(adapter, provider, body, request.original);
   if (param === undefined) return { kind: 'ok', body, note: undefined };
   const optional = request.optionalParameters;
   if (optional === undefined || !optional.includes(param)) return { kind: 'refused', param, detail: cannotHonour(provider, [param]) };
@@ -56,7 +56,7 @@ function parameters(adapter: Adapter, provider: ProviderConfig, request: RouterR
     if (!optional.includes(param) || dropped.includes(param)) return { kind: 'refused', param, detail: cannotHonour(provider, [param]) };
     delete trimmed[param];
     dropped.push(param);
-    param = unsupportedParameter(adapter, provider, trimmed, request.source);
+    param = unsupportedParameter(adapter, provider, trimmed, request.original);
   }
   return { kind: 'ok', body: trimmed, note: `${cannotHonour(provider, dropped)}: sent without it (optional)` };
 }
@@ -72,7 +72,7 @@ const NO_HOSTED_TOOLS = Object.freeze({ kind: 'ok', note: undefined, dropped: un
  */
 function hostedTools(adapter: Adapter, provider: ProviderConfig, target: TargetConfig, request: RouterRequest): Part<{ readonly dropped: readonly string[] | undefined }> {
   const parts = request.nativeOnly;
-  if (parts === undefined || parts.length === 0 || adapter.takesNatively(request.source)) return NO_HOSTED_TOOLS;
+  if (parts === undefined || parts.length === 0 || adapter.takesNatively(request.original)) return NO_HOSTED_TOOLS;
   const kept = target.settings.hostedTools === 'drop' ? parts.find((p) => !p.droppable) : parts[0];
   if (kept !== undefined) return { kind: 'refused', param: kept.param, detail: cannotRun(provider, kept) };
   const dropped = [...new Set(parts.map((p) => p.name))];
@@ -80,8 +80,8 @@ function hostedTools(adapter: Adapter, provider: ProviderConfig, target: TargetC
 }
 
 /** The first parameter of `body` the target cannot honour: its protocol's refusal, else one its provider declares. Absent and `null` values ask for nothing. */
-function unsupportedParameter(adapter: Adapter, provider: ProviderConfig, body: ChatRequestBody, source: SourceRequest | undefined): string | undefined {
-  const refused = adapter.unsupportedParameter(body, source);
+function unsupportedParameter(adapter: Adapter, provider: ProviderConfig, body: ChatRequestBody, original: OriginalRequest | undefined): string | undefined {
+  const refused = adapter.unsupportedParameter(body, original);
   if (refused !== undefined) return refused;
   for (const param of provider.unsupportedParameters) {
     if (body[param] !== undefined && body[param] !== null) return param;

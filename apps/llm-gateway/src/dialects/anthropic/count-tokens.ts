@@ -46,7 +46,7 @@ export async function handleCountTokens(call: Call): Promise<void> {
   if (refused !== undefined) return call.error(refused);
   let count: TokenCount;
   try {
-    count = call.ctx.router.countTokens({ model: decoded.model, operation: 'chat', body: decoded.body, source: decoded.source, nativeOnly: decoded.nativeOnly, stream: false });
+    count = call.ctx.router.countTokens({ model: decoded.model, operation: 'chat', body: decoded.body, original: decoded.original, nativeOnly: decoded.nativeOnly, stream: false });
   } catch (error) {
     if (!isRouterError(error)) throw error;
     return call.error(fromRouterError(error, decoded.model));

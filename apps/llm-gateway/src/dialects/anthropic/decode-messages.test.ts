@@ -42,7 +42,7 @@ describe('decodeMessagesRequest', () => {
       { param: 'tools[2].type', name: 'bash_20250124', droppable: false },
     ]);
     // The client's own request keeps them, for a target that takes it natively.
-    expect(decoded.ok && decoded.source?.body.tools).toEqual([search, custom, bash]);
+    expect(decoded.ok && decoded.original?.body.tools).toEqual([search, custom, bash]);
     const forced = decode({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }], tools: [search, custom], tool_choice: { type: 'tool', name: 'web_search' } });
     expect(forced.ok && forced.nativeOnly).toEqual([{ param: 'tools[0].type', name: 'web_search_20250305', droppable: false }]);
     const only = decode({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }], tools: [search], tool_choice: { type: 'any' } });
@@ -121,13 +121,13 @@ describe('decodeMessagesRequest', () => {
     expect(decoded).toMatchObject({ ok: false, error: { code: 'invalid_request', param: 'messages[4].content[0].tool_use_id' } });
   });
 
-  it("keeps the client's own request (thinking, cache_control) beside a translation without them", () => {
+  it("keeps the client's request as written (thinking, cache_control) beside a translation without them", () => {
     const body = { model: 'mana/reasoning', max_tokens: 5, thinking: { type: 'enabled', budget_tokens: 1024 }, system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral' } }], messages: [{ role: 'user', content: 'x' }] };
     const decoded = decode(body);
     if (!decoded.ok) throw new Error('expected a decoded request');
     expect(decoded.body).toEqual({ messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'x' }], stream: false, max_tokens: 5 });
-    expect(decoded.source).toMatchObject({ dialect: 'anthropic', body });
-    const span = decoded.source!.bodyText!;
+    expect(decoded.original).toMatchObject({ protocol: 'anthropic', body });
+    const span = decoded.original!.bodyText!;
     expect(span.text.slice(span.modelStart, span.modelEnd)).toBe('"mana/reasoning"');
   });
 

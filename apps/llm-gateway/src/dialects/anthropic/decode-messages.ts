@@ -18,13 +18,13 @@
  *                          disable_parallel_tool_use → parallel_tool_calls: false
  *   output_config        → response_format (format), reasoning_effort (effort, optional): output-config.ts
  *   thinking, cache_control → not in the translation (no OpenAI-shaped target takes
- *                          them); the client's own request travels beside it (`source`)
+ *                          them); the client's request as written travels beside it (`original`)
  *                          for a target that speaks Messages
  *
  * Fields Anthropic adds later are ignored the same way rather than refused.
  * `model` follows the chat route's rule: absent, the default alias applies.
  */
-import type { ChatRequestBody, NativeOnlyPart, SourceRequest } from '@mana/llm-router';
+import type { ChatRequestBody, NativeOnlyPart, OriginalRequest } from '@mana/llm-router';
 import { isPlainObject } from '../../plain-object.js';
 import { MAX_OUTPUT_TOKENS, modelError } from '../routed-body.js';
 import type { Decoded, ReadBody } from '../codec.js';
@@ -67,7 +67,7 @@ function decode(parsed: unknown, read: ReadBody, generates: boolean): Decoded {
       body: chat,
       model,
       stream,
-      source: sourceOf(parsed, read),
+      original: originalOf(parsed, read),
       optionalParameters: optional.length === 0 ? undefined : optional,
       nativeOnly: nativeOnly.length === 0 ? undefined : nativeOnly,
     };
@@ -198,11 +198,11 @@ function functionTool(tool: Json, param: string): Json {
   return { type: 'function', function: fn };
 }
 
-/** The client's own request, for a target that speaks Messages (see SourceRequest). */
-function sourceOf(parsed: Json, read: ReadBody): SourceRequest {
+/** The client's request as written, for a target that speaks Messages (see OriginalRequest). */
+function originalOf(parsed: Json, read: ReadBody): OriginalRequest {
   const model = read.scan.model;
   return {
-    dialect: 'anthropic',
+    protocol: 'anthropic',
     body: parsed,
     bodyText: model === undefined ? undefined : { text: read.text, modelStart: model.start, modelEnd: model.end },
   };

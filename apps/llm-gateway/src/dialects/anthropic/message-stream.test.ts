@@ -14,7 +14,7 @@ import { AnthropicStream } from './message-stream.js';
 const REQUEST: DecodedRequest = { ok: true, model: 'mana/fast-text', stream: true, body: { messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 10 } };
 
 function result(usage?: Usage): StreamResult {
-  return { kind: 'stream', dialect: 'openai', events: (async function* () {})(), usage, headers: {}, outcome: { alias: 'mana/fast-text', target: 'cloud/m', attempts: [], upstreamCalls: 1, retryAfterSeconds: undefined } };
+  return { kind: 'stream', protocol: 'openai', events: (async function* () {})(), usage, headers: {}, outcome: { alias: 'mana/fast-text', target: 'cloud/m', attempts: [], upstreamCalls: 1, retryAfterSeconds: undefined } };
 }
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>

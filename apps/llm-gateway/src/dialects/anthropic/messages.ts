@@ -7,8 +7,8 @@
  * (message-stream.ts), errors into Anthropic's shape
  * (anthropic-errors.ts); failover, health, records and metrics are
  * the pipeline's, as for chat completions. An `anthropic` target gets the
- * client's own request instead, and its answer, in Anthropic's dialect
- * already, is relayed as written (native-answer.ts).
+ * client's request as written instead, and its answer, in Anthropic's
+ * protocol already, is relayed as written (native-answer.ts).
  */
 import { anthropicErrorBody, anthropicUpstreamError } from './anthropic-errors.js';
 import { decodeMessagesRequest } from './decode-messages.js';
@@ -24,8 +24,8 @@ export const MESSAGES: InboundCodec = {
   // Anthropic's clients log and report `request-id`.
   requestIdHeaders: ['request-id'],
   decode: decodeMessagesRequest,
-  encodeJson: (result, request) => (result.dialect === 'anthropic' ? nativeMessage(result, request) : anthropicMessage(result, request)),
+  encodeJson: (result, request) => (result.protocol === 'anthropic' ? nativeMessage(result, request) : anthropicMessage(result, request)),
   encodeUpstreamError: anthropicUpstreamError,
-  streamEncoder: (result, request) => (result.dialect === 'anthropic' ? new NativeStream(result, request) : new AnthropicStream(result, request)),
+  streamEncoder: (result, request) => (result.protocol === 'anthropic' ? new NativeStream(result, request) : new AnthropicStream(result, request)),
   encodeError: anthropicErrorBody,
 };

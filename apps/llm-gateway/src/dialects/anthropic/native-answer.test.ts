@@ -11,7 +11,7 @@ import { NativeStream, nativeMessage } from './native-answer.js';
 const REQUEST: DecodedRequest = { ok: true, model: 'mana/reasoning', stream: true, body: { messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 10 } };
 const OUTCOME: RequestOutcome & { target: string } = { alias: 'mana/reasoning', target: 'anthropic/claude-x', attempts: [], upstreamCalls: 1, retryAfterSeconds: undefined };
 
-const json = (text: string | undefined, body: Record<string, unknown>): JsonResult => ({ kind: 'json', dialect: 'anthropic', status: 200, body, text, usage: undefined, headers: {}, outcome: OUTCOME });
+const json = (text: string | undefined, body: Record<string, unknown>): JsonResult => ({ kind: 'json', protocol: 'anthropic', status: 200, body, text, usage: undefined, headers: {}, outcome: OUTCOME });
 
 describe('nativeMessage', () => {
   it("replaces only the top-level model's value in the upstream's text, never a model inside the content", () => {
@@ -27,7 +27,7 @@ describe('nativeMessage', () => {
 });
 
 describe('NativeStream', () => {
-  const result: StreamResult = { kind: 'stream', dialect: 'anthropic', events: (async function* () {})(), usage: undefined, headers: {}, outcome: OUTCOME };
+  const result: StreamResult = { kind: 'stream', protocol: 'anthropic', events: (async function* () {})(), usage: undefined, headers: {}, outcome: OUTCOME };
 
   it("frames each event under its own type, message_start's model set to the alias, other events byte for byte", () => {
     const encoder = new NativeStream(result, REQUEST);

@@ -1,7 +1,7 @@
 /**
  * A native answer to a Messages client: an `anthropic` target got the
- * client's own request (the router's `source`) and answered in Anthropic's
- * dialect (`result.dialect === 'anthropic'`). Relayed as the upstream wrote
+ * client's request as written (the router's `original`) and answered in
+ * Anthropic's protocol (`result.protocol === 'anthropic'`). Relayed as the upstream wrote
  * it, with one change: `model` is the alias the client asked for (the name
  * the client knows), as in a translated answer (answer-model.ts).
  *

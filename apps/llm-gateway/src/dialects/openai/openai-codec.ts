@@ -4,8 +4,8 @@
  * router's values through: the upstream's JSON text as it wrote it, its
  * stream events as `data:` frames ending with `data: [DONE]`, OpenAI-shaped
  * errors (http/errors.ts) and upstream refusals (http/upstream-error-body.ts).
- * Its results are always in that dialect: only a request with a `source` in
- * another dialect (Messages) is ever answered natively, and these decoders set none.
+ * Its results are always in that dialect: only a request with an `original`
+ * in another protocol (Messages) is ever answered natively, and these decoders set none.
  */
 import type { Operation } from '@mana/llm-router';
 import { errorBody } from '../../http/errors.js';

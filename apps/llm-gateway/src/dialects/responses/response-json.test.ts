@@ -21,7 +21,7 @@ function encode(message: Json, finish = 'stop', usage?: Usage, body?: Json): Jso
   const result: JsonResult = {
     kind: 'json',
     status: 200,
-    dialect: 'openai',
+    protocol: 'openai',
     body: { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] },
     usage,
     headers: {},

@@ -26,7 +26,7 @@ function request(body: Json): DecodedRequest {
 }
 
 function result(usage?: Usage): StreamResult {
-  return { kind: 'stream', dialect: 'openai', events: (async function* () {})(), usage, headers: {}, outcome: { alias: 'mana/fast-text', target: 'cloud/m', attempts: [], upstreamCalls: 1, retryAfterSeconds: undefined } };
+  return { kind: 'stream', protocol: 'openai', events: (async function* () {})(), usage, headers: {}, outcome: { alias: 'mana/fast-text', target: 'cloud/m', attempts: [], upstreamCalls: 1, retryAfterSeconds: undefined } };
 }
 
 const chunk = (delta: Json, finish: string | null = null): string => JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
