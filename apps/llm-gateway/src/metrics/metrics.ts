@@ -375,9 +375,8 @@ export class GatewayMetrics {
     this.durationChildren.get(r.api, alias, stream).observe(r.durationMs / 1000);
     if (r.ttfbMs !== undefined) this.ttfbChildren.get(r.api, alias, stream).observe(r.ttfbMs / 1000);
     if (r.firstTokenMs !== undefined && target !== OTHER_TARGET_LABEL && target !== NONE_LABEL) {
-      const seconds = r.firstTokenMs / 1000;
-      this.firstTokenChildren.get(target).observe(seconds);
-      this.firstTokenTimes.observe(target, seconds * 1000);
+      this.firstTokenChildren.get(target).observe(r.firstTokenMs / 1000);
+      this.firstTokenTimes.observe(target, r.firstTokenMs);
     }
     if (o?.hedge !== undefined) this.hedgeCells.cell(alias, o.hedge).value += 1;
     if (r.caller !== null) this.keyRequestsCells.cell(r.caller.name).value += 1;
