@@ -3,12 +3,14 @@
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
 //   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,responses,usage,tracing,keys,noise,shared,dashboard,floor,latency,throughput,failover,memory,saturation]
-//                      [--out=DIR] [--log-level=info] [--no-auth] [--baseline=CHECKOUT]
+//                      [--out=DIR] [--log-level=info] [--no-auth] [--baseline=CHECKOUT] [--pairs=N]
 //   node bench/run.mjs --only=saturation [--quick] [--saturation-seconds=N] [--no-build] [--skip=portkey]
 //
 // --baseline: another checkout of this repository, built (e.g. the commit before a change): its gateway
 // (`CHECKOUT/apps/llm-gateway/dist/main.js`) runs as `ours_before`, and the notes give this build against it,
 // in the same run: latency in paired blocks of their own, max throughput and CPU per request over alternating rounds.
+// --pairs: how many alternating max-throughput rounds a pair (baseline, usage on/off) takes (default 4, 1 with
+// --quick). Runs of one gateway vary by ±10 % here, its CPU per request by ±15 µs: a bound of 1 µs needs more.
 //
 // --log-level and --no-auth change how our gateway runs (default: request logs
 // at info, client API keys on, as in production) for A/B experiments; results
@@ -36,6 +38,7 @@ import { createClient } from './lib/http-client.mjs';
 import { runLoad } from './lib/run-load.mjs';
 import { counterValue, usageEventsDropped } from './lib/gateway-metrics.mjs';
 import { addedLatency, describePaired, interleavedRounds, pairedAddedLatency } from './lib/latency.mjs';
+import { pairedCpuPerRequest } from './lib/cpu-per-request.mjs';
 import { dashboardUnavailable, openDashboard } from './lib/dashboard.mjs';
 import { failoverCost } from './lib/failover.mjs';
 import { FIRST_BYTE_TIMEOUT_MS, UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
@@ -62,6 +65,8 @@ const baselineMain = baselineCheckout === undefined ? undefined : path.resolve(b
 const SIZES = quick
   ? { warmup: 100, rounds: 6, perRound: 20, loadS: 3, rate: 300, steady: 30, streams: 200, usagePairs: 1 }
   : { warmup: 500, rounds: 30, perRound: 40, loadS: 8, rate: 500, steady: 100, streams: 1_000, usagePairs: 4 };
+const PAIR_ROUNDS = Number(option('pairs', SIZES.usagePairs));
+if (!Number.isInteger(PAIR_ROUNDS) || PAIR_ROUNDS < 1) throw new Error(`--pairs=${option('pairs')}: a whole number of rounds, at least 1`);
 const CLIENT_KEY = 'bench-client-key-not-secret';
 const ADMIN_KEY = 'bench-admin-key-not-secret';
 /**
@@ -72,6 +77,8 @@ const ADMIN_KEY = 'bench-admin-key-not-secret';
  * warms its own code).
  */
 const PAIRED_SIZES = quick ? { warmup: 1_000, rounds: 4, perRound: 200 } : { warmup: 5_000, rounds: 10, perRound: 2_000 };
+/** After a paired row's latency blocks, its gateways' CPU per request, taking turns every `chunk` requests (pairedCpuPerRequest). */
+const PAIRED_CPU_SIZES = quick ? { segments: 4, perSegment: 200, chunk: 20 } : { segments: 10, perSegment: 2_000, chunk: 20 };
 
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -170,7 +177,7 @@ async function main() {
     const pairedRows = [];
     /** A client of one of our gateways, as product code calls it: the chat and embeddings aliases, the client key. */
     const oursClient = (name, gateway) =>
-      createClient({ name, url: gateway.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth });
+      createClient({ name, url: gateway.url, model: 'mana/fast-text', embeddingModel: 'mana/embed', headers: clientAuth, pid: gateway.pid });
     /**
      * A gateway of this build with the default settings and data of its own, started next to the gateway it is
      * paired with: both sides of a paired row are as old and as warm (against the default gateway, warmed by the
@@ -228,7 +235,7 @@ async function main() {
         pairedRows.push({
           key: 'keys',
           baseline: await startTwin('ours_static_key'),
-          client: createClient({ name: 'ours_keys', url: oursKeys.url, model: 'mana/fast-text', headers: { authorization: `Bearer ${secret}` } }),
+          client: createClient({ name: 'ours_keys', url: oursKeys.url, model: 'mana/fast-text', headers: { authorization: `Bearer ${secret}` }, pid: oursKeys.pid }),
           what: `the static key against one of ${SERVICE_KEYS} service keys`,
           facts: { count: SERVICE_KEYS },
         });
@@ -356,6 +363,7 @@ async function main() {
       for (const row of pairedRows) {
         log(`latency, paired: ${row.what}, ${PAIRED_SIZES.rounds} interleaved rounds × ${PAIRED_SIZES.perRound} requests a side…`);
         results[row.key] = { ...row.facts, ...(await pairedAddedLatency(row.baseline, row.client, PAIRED_SIZES, { embeddings: row.embeddings })) };
+        results[row.key].cpuPerRequest = await pairedCpuPerRequest(row.baseline, row.client, PAIRED_CPU_SIZES);
         row.baseline.close();
         row.client.close();
       }
@@ -556,7 +564,7 @@ async function alternatingMaxPairs(targets, throughput, nameA, nameB) {
   const body = JSON.stringify({ model: a.model, messages: [{ role: 'user', content: 'Say hello.' }] });
   const roundOf = (aMax, bMax) => ({ a: aMax.requestsPerSec, b: bMax.requestsPerSec, aCpuUs: aMax.cpuUsPerRequest, bCpuUs: bMax.cpuUsPerRequest });
   const rounds = [roundOf(throughput[nameA].max, throughput[nameB].max)];
-  for (let i = 1; i < SIZES.usagePairs; i++) {
+  for (let i = 1; i < PAIR_ROUNDS; i++) {
     const max = {};
     for (const target of i % 2 === 1 ? [b, a] : [a, b]) {
       log(`throughput: ${target.name} max, paired round (${SIZES.loadS} s)…`);

@@ -10,7 +10,7 @@ import { CHAT_APIS } from './chat-apis.mjs';
  * the model name to send and the API its `chat()` speaks (a key of CHAT_APIS:
  * `chat_completions`, `messages` or `responses`, the same prompt each time).
  */
-export function createClient({ name, url, headers = {}, model, embeddingModel = model, maxSockets = 1, api = 'chat_completions' }) {
+export function createClient({ name, url, headers = {}, model, embeddingModel = model, maxSockets = 1, api = 'chat_completions', pid }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
   const { hostname, port } = new URL(url);
   const route = CHAT_APIS[api];
@@ -27,6 +27,8 @@ export function createClient({ name, url, headers = {}, model, embeddingModel = 
   return {
     name,
     url,
+    /** The process that answers (a gateway this run started), when known: its CPU time per block is measured. */
+    pid,
     headers,
     model,
     api,

@@ -56,7 +56,8 @@ async function expectVectors(client) {
   return result;
 }
 
-async function expectCompletion(client, stream) {
+/** A chat request: 200, and with `stream` the stream's end marker; checked on the warmup and every measured call alike. */
+export async function expectCompletion(client, stream) {
   const result = await client.chat({ stream, keepBody: stream });
   if (result.status !== 200) throw new Error(`${client.name}: status ${result.status}`);
   if (stream && !result.body.includes(client.streamEnd)) throw new Error(`${client.name}: stream without its end (${client.streamEnd})`);
@@ -115,5 +116,10 @@ export function describePaired(figures) {
     `${figures.streamLastByteAddedMs.median.toFixed(3)} ms last byte`,
   ];
   if (figures.embeddingsAddedMs) parts.push(`${figures.embeddingsAddedMs.median.toFixed(3)} ms embeddings`);
-  return `median added ${parts.join(', ')} (paired blocks, ${figures.rounds} rounds × ${figures.perRound})`;
+  const cpu = figures.cpuPerRequest;
+  const cpuPart = cpu
+    ? `; gateway CPU per request (sequential, non-streaming, all threads) ${cpu.added.median >= 0 ? '+' : ''}${cpu.added.median.toFixed(1)} µs ` +
+      `over ${cpu.baselineUs.median.toFixed(1)} µs (median of ${cpu.added.rounds} segments × ${cpu.perSegment} requests a side, in chunks of ${cpu.chunk})`
+    : '';
+  return `median added ${parts.join(', ')} (paired blocks, ${figures.rounds} rounds × ${figures.perRound})${cpuPart}`;
 }
