@@ -23,11 +23,10 @@ import { gatewayConfig } from './lib/gateway-config.mjs';
 import { createClient } from './lib/http-client.mjs';
 import { expectCompletion } from './lib/latency.mjs';
 import { gatewayMain, startManaGateway, startUpstream } from './lib/procs.mjs';
-import { median } from './lib/stats.mjs';
+import { meanWithError, median } from './lib/stats.mjs';
+import { flag, option } from './lib/options.mjs';
 
-const argv = process.argv.slice(2);
-const option = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
-const twins = argv.includes('--twins');
+const twins = flag('twins');
 const baselineCheckout = option('baseline', undefined);
 if (twins === (baselineCheckout !== undefined)) throw new Error('give --baseline=CHECKOUT or --twins (one of them)');
 const baselineMain = twins ? gatewayMain : path.resolve(baselineCheckout, 'apps/llm-gateway/dist/main.js');
@@ -75,11 +74,10 @@ try {
     console.log(`pair ${index + 1}/${PAIRS}: ${reading.thisMinusBefore >= 0 ? '+' : ''}${reading.thisMinusBefore.toFixed(1)} µs (this build ${reading.thisUs.toFixed(1)} µs per request)`);
   }
   const diffs = readings.map((r) => r.thisMinusBefore);
-  const mean = diffs.reduce((a, b) => a + b, 0) / diffs.length;
-  const sd = Math.sqrt(diffs.reduce((a, d) => a + (d - mean) ** 2, 0) / Math.max(1, diffs.length - 1));
+  const { mean, standardError } = meanWithError(diffs);
   const against = twins ? 'a twin of this build' : baselineCheckout;
   console.log(
-    `gateway CPU per request, this build − ${against}: median ${median(diffs).toFixed(1)} µs, mean ${mean.toFixed(1)} ± ${(sd / Math.sqrt(diffs.length)).toFixed(1)} µs (standard error) ` +
+    `gateway CPU per request, this build − ${against}: median ${median(diffs).toFixed(1)} µs, mean ${mean.toFixed(1)} ± ${standardError.toFixed(1)} µs (standard error) ` +
       `over ${PAIRS} process pairs, start order flipping (sequential, non-streaming, all threads; this build ${median(readings.map((r) => r.thisUs)).toFixed(1)} µs per request)`,
   );
 } finally {

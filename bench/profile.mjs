@@ -37,18 +37,17 @@ import { runLoad } from './lib/run-load.mjs';
 import { usageEventsDropped } from './lib/gateway-metrics.mjs';
 import { UPSTREAM_KEY, gatewayConfig } from './lib/gateway-config.mjs';
 import { cpuMs, repoRoot, startFloorProxy, startManaGateway, startUpstream, threadCpuMs } from './lib/procs.mjs';
+import { flag, option } from './lib/options.mjs';
 
-const argv = process.argv.slice(2);
-const option = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
-const stream = argv.includes('--stream');
-const sequential = argv.includes('--sequential');
+const stream = flag('stream');
+const sequential = flag('sequential');
 const requests = Number(option('requests', 20_000));
 const durationS = Number(option('duration', 10));
 const connections = Number(option('connections', 50));
 const top = Number(option('top', 20));
 const floor = option('target', 'ours') === 'floor';
 const usageOff = option('usage', 'on') === 'off';
-const profiling = !argv.includes('--no-profile');
+const profiling = !flag('no-profile');
 const main = option('main', undefined);
 const CLIENT_KEY = 'bench-client-key-not-secret';
 
@@ -248,7 +247,7 @@ for (const other of files.slice(1)) {
     .join('\n');
   process.stdout.write(`\nthread ${threadOf(other)} (the usage writer): ${(total / requests).toFixed(1)} µs per request while not idle; functions by self time:\n${top10}\n`);
 }
-if (argv.includes('--keep')) {
+if (flag('keep')) {
   const raw = path.join(repoRoot, 'bench/results/raw');
   mkdirSync(raw, { recursive: true });
   const name = `${floor ? 'floor' : 'gateway'}-${stream ? 'stream' : 'json'}-${sequential ? 'sequential' : 'load'}.cpuprofile`;

@@ -3,14 +3,15 @@
 // in one run. Prints a table and writes bench/results/latest.{json,md}.
 //
 //   node bench/run.mjs [--quick] [--no-build] [--skip=portkey,ours,messages,responses,usage,tracing,keys,noise,shared,dashboard,floor,latency,throughput,failover,memory,saturation]
-//                      [--out=DIR] [--log-level=info] [--no-auth] [--baseline=CHECKOUT] [--pairs=N]
+//                      [--out=DIR] [--log-level=info] [--no-auth] [--baseline=CHECKOUT] [--max-load-rounds=N]
 //   node bench/run.mjs --only=saturation [--quick] [--saturation-seconds=N] [--no-build] [--skip=portkey]
 //
 // --baseline: another checkout of this repository, built (e.g. the commit before a change): its gateway
 // (`CHECKOUT/apps/llm-gateway/dist/main.js`) runs as `ours_before`, and the notes give this build against it,
 // in the same run: latency in paired blocks of their own, max throughput and CPU per request over alternating rounds.
-// --pairs: how many alternating max-throughput rounds a pair (baseline, usage on/off) takes (default 4, 1 with
-// --quick). Runs of one gateway vary by ±10 % here, its CPU per request by ±15 µs: a bound of 1 µs needs more.
+// --max-load-rounds: how many alternating max-throughput rounds a pair (baseline, usage on/off) takes (default 4,
+// 1 with --quick). Runs of one gateway vary by ±10 % here, its CPU per request by ±15 µs: for a bound of a few µs,
+// read the paired rows' CPU figure or bench/cpu-ab.mjs.
 //
 // --log-level and --no-auth change how our gateway runs (default: request logs
 // at info, client API keys on, as in production) for A/B experiments; results
@@ -49,10 +50,8 @@ import { cpuMs, gatewayMain, repoRoot, startCollector, startFloorProxy, startMan
 import { renderMarkdown, renderTerminal, evaluateTargets } from './lib/report.mjs';
 import { SATURATION_CONFIGS, runSaturation } from './lib/saturation.mjs';
 import { renderSaturationMarkdown } from './lib/saturation-report.mjs';
+import { flag, option } from './lib/options.mjs';
 
-const argv = process.argv.slice(2);
-const flag = (name) => argv.includes(`--${name}`);
-const option = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const quick = flag('quick');
 const skip = new Set(option('skip', '').split(',').filter(Boolean));
 const only = option('only', undefined);
@@ -65,8 +64,8 @@ const baselineMain = baselineCheckout === undefined ? undefined : path.resolve(b
 const SIZES = quick
   ? { warmup: 100, rounds: 6, perRound: 20, loadS: 3, rate: 300, steady: 30, streams: 200, usagePairs: 1 }
   : { warmup: 500, rounds: 30, perRound: 40, loadS: 8, rate: 500, steady: 100, streams: 1_000, usagePairs: 4 };
-const PAIR_ROUNDS = Number(option('pairs', SIZES.usagePairs));
-if (!Number.isInteger(PAIR_ROUNDS) || PAIR_ROUNDS < 1) throw new Error(`--pairs=${option('pairs')}: a whole number of rounds, at least 1`);
+const MAX_LOAD_ROUNDS = Number(option('max-load-rounds', SIZES.usagePairs));
+if (!Number.isInteger(MAX_LOAD_ROUNDS) || MAX_LOAD_ROUNDS < 1) throw new Error(`--max-load-rounds=${option('max-load-rounds')}: a whole number of rounds, at least 1`);
 const CLIENT_KEY = 'bench-client-key-not-secret';
 const ADMIN_KEY = 'bench-admin-key-not-secret';
 /**
@@ -564,7 +563,7 @@ async function alternatingMaxPairs(targets, throughput, nameA, nameB) {
   const body = JSON.stringify({ model: a.model, messages: [{ role: 'user', content: 'Say hello.' }] });
   const roundOf = (aMax, bMax) => ({ a: aMax.requestsPerSec, b: bMax.requestsPerSec, aCpuUs: aMax.cpuUsPerRequest, bCpuUs: bMax.cpuUsPerRequest });
   const rounds = [roundOf(throughput[nameA].max, throughput[nameB].max)];
-  for (let i = 1; i < PAIR_ROUNDS; i++) {
+  for (let i = 1; i < MAX_LOAD_ROUNDS; i++) {
     const max = {};
     for (const target of i % 2 === 1 ? [b, a] : [a, b]) {
       log(`throughput: ${target.name} max, paired round (${SIZES.loadS} s)…`);

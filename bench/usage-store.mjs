@@ -12,9 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './lib/procs.mjs';
 import { lcg, makeRecord } from './lib/usage-records.mjs';
+import { option } from './lib/options.mjs';
 
-const argv = process.argv.slice(2);
-const option = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const REQUESTS = Number(option('requests', '1000000'));
 const ENGINES = option('engines', 'sqlite').split(',');
 const RUNS = Number(option('runs', '15'));

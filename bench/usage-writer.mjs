@@ -39,16 +39,15 @@ import path from 'node:path';
 import { repoRoot } from './lib/procs.mjs';
 import { plainRow } from './lib/plain-usage-rows.mjs';
 import { lcg, makeRecord } from './lib/usage-records.mjs';
+import { flag, option } from './lib/options.mjs';
 
-const argv = process.argv.slice(2);
-const option = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const REQUESTS = Number(option('requests', '200000'));
 const ROUNDS = Number(option('rounds', '5'));
 const STORES = option('store', path.join(repoRoot, 'packages/llm-usage-store/dist'))
   .split(',')
   .map((dir) => path.resolve(dir));
 const BATCH = 4_000; // the batch writer's DEFAULT_MAX_BATCH
-const TRANSPORT = argv.includes('--transport');
+const TRANSPORT = flag('transport');
 
 const builds = await Promise.all(STORES.map(async (dir) => ({ dir, ...(await import(path.join(dir, 'index.js'))) })));
 

@@ -27,7 +27,7 @@ export function createClient({ name, url, headers = {}, model, embeddingModel = 
   return {
     name,
     url,
-    /** The process that answers (a gateway this run started), when known: its CPU time per block is measured. */
+    /** The process that answers (a gateway this run started), when known: its CPU per request is measured (lib/cpu-per-request.mjs). */
     pid,
     headers,
     model,

@@ -17,6 +17,13 @@ export function summarize(values) {
   return { median: median(values), p99: percentile(values, 99), rounds: values.length };
 }
 
+/** The mean of `values` and its standard error (the sample standard deviation over √n). */
+export function meanWithError(values) {
+  const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
+  const variance = values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / Math.max(1, values.length - 1);
+  return { mean, standardError: Math.sqrt(variance / values.length) };
+}
+
 /** A ratio rounded for display; undefined when either side is missing. */
 export function ratio(a, b) {
   if (!Number.isFinite(a) || !Number.isFinite(b) || b === 0) return undefined;
